@@ -1,0 +1,232 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ClusterMode is what a BindCluster serves.
+// +kubebuilder:validation:Enum=authoritative;resolver
+type ClusterMode string
+
+// Cluster modes.
+const (
+	ModeAuthoritative ClusterMode = "authoritative"
+	ModeResolver      ClusterMode = "resolver"
+)
+
+// BindClusterSpec describes a BIND deployment: pod 0 is the primary, the
+// others are secondaries that transfer every zone from it.
+type BindClusterSpec struct {
+	// Mode is authoritative (no recursion, zones served to the world) or
+	// resolver (recursion for allowRecursion, forwarders, DNSSEC validation).
+	// +kubebuilder:default=authoritative
+	// +optional
+	Mode ClusterMode `json:"mode,omitempty"`
+
+	// Replicas is the number of BIND pods: pod 0 is the primary, the rest
+	// secondaries.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	// +kubebuilder:default=1
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// Image is the BIND image the named container runs.
+	// +kubebuilder:default="internetsystemsconsortium/bind9:9.20"
+	// +optional
+	Image string `json:"image,omitempty"`
+
+	// ImagePullPolicy of the BIND and agent containers.
+	// +kubebuilder:validation:Enum=Always;IfNotPresent;Never
+	// +optional
+	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+
+	// Agent configures the in-pod agent that wraps named.
+	// +optional
+	Agent *AgentSpec `json:"agent,omitempty"`
+
+	// Resources of the named container.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// NodeSelector of the pods.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// Tolerations of the pods.
+	// +optional
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+
+	// PriorityClassName of the pods.
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+
+	// ExtraOptions are extra statements for the options block, one per item
+	// ("minimal-responses yes"). They are parsed and checked: statements the
+	// function owns (directory, allow-transfer, ...) are refused.
+	// +optional
+	ExtraOptions []string `json:"extraOptions,omitempty"`
+
+	// AllowQuery is the address match list allowed to query (default any).
+	// +optional
+	AllowQuery []string `json:"allowQuery,omitempty"`
+
+	// AllowRecursion is the address match list allowed recursion in resolver
+	// mode (default localnets; localhost).
+	// +optional
+	AllowRecursion []string `json:"allowRecursion,omitempty"`
+
+	// Forwarders for a resolver (global forwarding).
+	// +optional
+	Forwarders []string `json:"forwarders,omitempty"`
+
+	// ForwardOnly makes a resolver use only its forwarders (forward only).
+	// +optional
+	ForwardOnly bool `json:"forwardOnly,omitempty"`
+
+	// DNSSECValidation for a resolver: auto (default), yes or no.
+	// +kubebuilder:validation:Enum=auto;"yes";"no"
+	// +optional
+	DNSSECValidation string `json:"dnssecValidation,omitempty"`
+
+	// IPv6 adds listen-on-v6 and dual-stack Services.
+	// +optional
+	IPv6 bool `json:"ipv6,omitempty"`
+
+	// QueryLogging switches on query logging (to stderr).
+	// +optional
+	QueryLogging bool `json:"queryLogging,omitempty"`
+
+	// RateLimit configures response rate limiting (authoritative servers
+	// facing the internet).
+	// +optional
+	RateLimit *RateLimitSpec `json:"rateLimit,omitempty"`
+
+	// HiddenPrimary keeps pod 0 out of the serve Service: only secondaries
+	// answer queries.
+	// +optional
+	HiddenPrimary bool `json:"hiddenPrimary,omitempty"`
+
+	// PrimaryService is the stable address of pod 0 for transfers and
+	// dynamic updates (<cluster>-primary). Always rendered; this tunes it.
+	// +optional
+	PrimaryService *ClusterServiceSpec `json:"primaryService,omitempty"`
+
+	// Service is the serve VIP (<cluster>): queries on 53/UDP and 53/TCP.
+	// +optional
+	Service *ClusterServiceSpec `json:"service,omitempty"`
+
+	// Storage keeps the data directory (dynamic zones, journals, DNSSEC keys)
+	// on a PersistentVolumeClaim per pod. Without it the data directory is an
+	// emptyDir, reseeded from the rendered zones when a pod starts.
+	// +optional
+	Storage *StorageSpec `json:"storage,omitempty"`
+
+	// PodCIDRs and ServiceCIDRs are the cluster's pod and service address
+	// ranges; an input address inside them is flagged (it would churn).
+	// +optional
+	PodCIDRs []string `json:"podCIDRs,omitempty"`
+	// +optional
+	ServiceCIDRs []string `json:"serviceCIDRs,omitempty"`
+}
+
+// AgentSpec configures the in-pod agent.
+type AgentSpec struct {
+	// Image holding the agent binary (copied in by an init container).
+	// +optional
+	Image string `json:"image,omitempty"`
+
+	// ResolveIntervalSeconds is how often the agent re-resolves peers.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	ResolveIntervalSeconds int32 `json:"resolveIntervalSeconds,omitempty"`
+
+	// MetricsPort serves /metrics, /status, /readyz (default 9119).
+	// +optional
+	MetricsPort int32 `json:"metricsPort,omitempty"`
+}
+
+// ClusterServiceSpec tunes a rendered Service.
+type ClusterServiceSpec struct {
+	// Type of the Service (default ClusterIP).
+	// +kubebuilder:validation:Enum=ClusterIP;NodePort;LoadBalancer
+	// +optional
+	Type corev1.ServiceType `json:"type,omitempty"`
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// +optional
+	ClusterIP string `json:"clusterIP,omitempty"`
+	// +optional
+	LoadBalancerIP string `json:"loadBalancerIP,omitempty"`
+	// +optional
+	LoadBalancerClass *string `json:"loadBalancerClass,omitempty"`
+	// ExternalTrafficPolicy (LoadBalancer/NodePort). Local preserves client
+	// addresses, which views and ACLs that match by address need; it is the
+	// default when any view or ACL matches by address.
+	// +kubebuilder:validation:Enum=Cluster;Local
+	// +optional
+	ExternalTrafficPolicy corev1.ServiceExternalTrafficPolicy `json:"externalTrafficPolicy,omitempty"`
+}
+
+// StorageSpec asks for a PersistentVolumeClaim per pod.
+type StorageSpec struct {
+	// Size of the claim (default 1Gi).
+	// +optional
+	Size string `json:"size,omitempty"`
+	// StorageClassName of the claim.
+	// +optional
+	StorageClassName *string `json:"storageClassName,omitempty"`
+}
+
+// RateLimitSpec is BIND's rate-limit (RRL).
+type RateLimitSpec struct {
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	ResponsesPerSecond int32 `json:"responsesPerSecond,omitempty"`
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Window int32 `json:"window,omitempty"`
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Slip *int32 `json:"slip,omitempty"`
+	// +optional
+	Exempt []string `json:"exempt,omitempty"`
+}
+
+// BindClusterStatus is not written by bind-fn (it is a pure function); it is
+// kept so manifests exported from the old operator decode.
+type BindClusterStatus struct {
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +optional
+	AppliedConfig map[string]string `json:"appliedConfig,omitempty"`
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// BindCluster is a BIND deployment.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=bc
+// +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`
+// +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.spec.replicas`
+type BindCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   BindClusterSpec   `json:"spec,omitempty"`
+	Status BindClusterStatus `json:"status,omitempty"`
+}
+
+// BindClusterList is a list of BindCluster.
+// +kubebuilder:object:root=true
+type BindClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BindCluster `json:"items"`
+}

@@ -1,0 +1,157 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// ZoneType is BIND's zone type.
+// +kubebuilder:validation:Enum=primary;secondary;forward;stub
+type ZoneType string
+
+// Zone types.
+const (
+	ZonePrimary   ZoneType = "primary"
+	ZoneSecondary ZoneType = "secondary"
+	ZoneForward   ZoneType = "forward"
+	ZoneStub      ZoneType = "stub"
+)
+
+// SOASpec overrides the zone's SOA. Timers default to refresh 300, retry 60,
+// expire 1209600, minimum 60: NOTIFY is the fast path, these the fallback.
+type SOASpec struct {
+	// PrimaryNS is the MNAME (default: the first nameserver, else ns1.<zone>).
+	// +optional
+	PrimaryNS string `json:"primaryNS,omitempty"`
+	// Email is the RNAME as a mailbox or domain name (default hostmaster.<zone>).
+	// +optional
+	Email string `json:"email,omitempty"`
+	// Serial pins the SOA serial. Without it the serial is carried from the
+	// previous render and incremented exactly when the zone content changes.
+	// +optional
+	Serial *uint32 `json:"serial,omitempty"`
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Refresh *int32 `json:"refresh,omitempty"`
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Retry *int32 `json:"retry,omitempty"`
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Expire *int32 `json:"expire,omitempty"`
+	// Minimum is the negative-caching TTL.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Minimum *int32 `json:"minimum,omitempty"`
+}
+
+// BindZoneSpec is one zone served by a cluster.
+// +kubebuilder:validation:XValidation:rule="!has(self.type) || (self.type != 'secondary' && self.type != 'stub') || (has(self.primaries) && size(self.primaries) > 0)",message="a secondary or stub zone needs spec.primaries"
+// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'forward' || (has(self.forwarders) && size(self.forwarders) > 0)",message="a forward zone needs spec.forwarders"
+// +kubebuilder:validation:XValidation:rule="!has(self.dynamicUpdate) || !self.dynamicUpdate || (has(self.updateKeyRef) && size(self.updateKeyRef) > 0)",message="a dynamic zone needs spec.updateKeyRef"
+type BindZoneSpec struct {
+	// ClusterRef names the BindCluster (same namespace) serving the zone.
+	// +kubebuilder:validation:MinLength=1
+	ClusterRef string `json:"clusterRef"`
+
+	// ZoneName is the zone's domain name ("example.com").
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	ZoneName string `json:"zoneName"`
+
+	// Type of the zone.
+	// +kubebuilder:default=primary
+	// +optional
+	Type ZoneType `json:"type,omitempty"`
+
+	// ViewRef names the BindView the zone lives in. Required when the
+	// cluster has views.
+	// +optional
+	ViewRef string `json:"viewRef,omitempty"`
+
+	// DefaultTTL is the zone's $TTL (default 3600).
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	DefaultTTL *int32 `json:"defaultTTL,omitempty"`
+
+	// SOA overrides.
+	// +optional
+	SOA *SOASpec `json:"soa,omitempty"`
+
+	// Nameservers is the apex NS RRset (absolute names or relative to the
+	// zone). It owns the apex NS: DNSRecords cannot publish one.
+	// +optional
+	Nameservers []string `json:"nameservers,omitempty"`
+
+	// Records are the zone's RRsets.
+	// +optional
+	Records []Record `json:"records,omitempty"`
+
+	// DynamicUpdate accepts RFC 2136 updates signed with updateKeyRef; the
+	// zone then lives in the writable data directory.
+	// +optional
+	DynamicUpdate bool `json:"dynamicUpdate,omitempty"`
+
+	// UpdateKeyRef names the BindTSIGKey allowed to update the zone.
+	// +optional
+	UpdateKeyRef string `json:"updateKeyRef,omitempty"`
+
+	// AllowTransfer adds address-match elements allowed to transfer the zone
+	// (external secondaries; prefer "key <name>"). The cluster's own
+	// secondaries are always allowed by key.
+	// +optional
+	AllowTransfer []string `json:"allowTransfer,omitempty"`
+
+	// AlsoNotify lists external secondaries to NOTIFY ("192.0.2.1", "192.0.2.1 key k").
+	// +optional
+	AlsoNotify []string `json:"alsoNotify,omitempty"`
+
+	// AllowQuery restricts who may query the zone.
+	// +optional
+	AllowQuery []string `json:"allowQuery,omitempty"`
+
+	// Primaries of a secondary or stub zone ("192.0.2.1", "192.0.2.1 port 5353").
+	// +optional
+	Primaries []string `json:"primaries,omitempty"`
+
+	// TransferKeyRef names the BindTSIGKey presented to external primaries.
+	// +optional
+	TransferKeyRef string `json:"transferKeyRef,omitempty"`
+
+	// Forwarders of a forward zone.
+	// +optional
+	Forwarders []string `json:"forwarders,omitempty"`
+
+	// ForwardOnly: forward only (default) or forward first.
+	// +optional
+	ForwardOnly *bool `json:"forwardOnly,omitempty"`
+
+	// DNSSECPolicyRef names the BindDNSSECPolicy that signs the zone.
+	// +optional
+	DNSSECPolicyRef string `json:"dnssecPolicyRef,omitempty"`
+
+	// Catalog: whether a primary zone is a member of its cluster's catalog
+	// zone (default true when the cluster, or its view, has one).
+	// +optional
+	Catalog *bool `json:"catalog,omitempty"`
+}
+
+// BindZone is a DNS zone served by a BindCluster.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=bz
+// +kubebuilder:printcolumn:name="Zone",type=string,JSONPath=`.spec.zoneName`
+// +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.spec.type`
+// +kubebuilder:printcolumn:name="Cluster",type=string,JSONPath=`.spec.clusterRef`
+type BindZone struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   BindZoneSpec `json:"spec,omitempty"`
+	Status ObjectStatus `json:"status,omitempty"`
+}
+
+// BindZoneList is a list of BindZone.
+// +kubebuilder:object:root=true
+type BindZoneList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BindZone `json:"items"`
+}

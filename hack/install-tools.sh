@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Builds the pinned CLIs (tools/<name>/go.mod) into bin/ and installs Debian's BIND
+# when it is missing. Idempotent and cache-friendly:
+#   - bin/<name> is kept while its stamp bin/.<name>.key matches the tool's key
+#     (a hash of tools/<name>/go.mod, go.sum, the build flags and the Go version);
+#   - every build is also kept in $BINDFN_TOOLS_CACHE (default ~/.cache/bind-fn-tools)
+#     under its key, so a fresh clone (CI) copies the tools instead of rebuilding them
+#     (kpt takes ~4 min, crossplane a few).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin="$root/bin"
+cache="${BINDFN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bind-fn-tools}"
+mkdir -p "$bin" "$cache"
+
+command -v go >/dev/null 2>&1 || { echo "install-tools: go is not in PATH (want Go 1.26 at /usr/local/go/bin)" >&2; exit 1; }
+
+need_apt=()
+for c in named named-checkconf named-checkzone rndc nsupdate dig ip unshare; do
+  command -v "$c" >/dev/null 2>&1 || [ -x "/usr/sbin/$c" ] || [ -x "/sbin/$c" ] || need_apt+=("$c")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "install-tools: missing ${need_apt[*]}; as root run: apt-get update && apt-get install -y bind9 bind9-utils bind9-dnsutils iproute2 util-linux" >&2
+    exit 1
+  fi
+  echo "install-tools: installing Debian packages for: ${need_apt[*]}" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    bind9 bind9-utils bind9-dnsutils iproute2 util-linux >/dev/null
+fi
+
+goversion=$(go env GOVERSION GOOS GOARCH | tr '\n' ' ')
+
+build() { # name package [extra go build args...]
+  local name=$1 pkg=$2; shift 2
+  local dir="$root/tools/$name" stamp="$bin/.$name.key" key
+  key=$( { cat "$dir/go.mod" "$dir/go.sum"; echo "$pkg $* $goversion"; } | sha256sum | cut -c1-32)
+  if [ -x "$bin/$name" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
+    return 0
+  fi
+  local cached="$cache/$name-$key"
+  # Adopt a build stamped by the earlier version of this script (a copy of go.sum).
+  if [ ! -x "$cached" ] && [ -x "$bin/$name" ] && cmp -s "$bin/.$name.sum" "$dir/go.sum" 2>/dev/null; then
+    cp -f "$bin/$name" "$cached"
+  fi
+  rm -f "$bin/.$name.sum"
+  if [ -x "$cached" ]; then
+    echo "install-tools: $name from cache" >&2
+  else
+    echo "install-tools: building $name (cache $cached)" >&2
+    (cd "$dir" && go build -o "$cached.tmp.$$" "$@" "$pkg")
+    mv -f "$cached.tmp.$$" "$cached"
+  fi
+  cp -f "$cached" "$bin/$name.tmp.$$"
+  mv -f "$bin/$name.tmp.$$" "$bin/$name"
+  echo "$key" >"$stamp"
+}
+
+# Two cores: the two small tools together, then the two big ones together.
+pids=()
+build kustomize sigs.k8s.io/kustomize/kustomize/v5 & pids+=($!)
+build controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen & pids+=($!)
+for p in "${pids[@]}"; do wait "$p"; done
+pids=()
+build crossplane github.com/crossplane/crossplane/v2/cmd/crank & pids+=($!)
+GONOSUMDB=github.com/GoogleContainerTools/kpt build kpt github.com/GoogleContainerTools/kpt \
+  -ldflags "-X github.com/GoogleContainerTools/kpt/run.version=v1.0.0-beta.54" & pids+=($!)
+for p in "${pids[@]}"; do wait "$p"; done

@@ -1,0 +1,113 @@
+// Package diag carries user-facing problems: what is wrong, with which object,
+// at which field path, in which file. It is the one result type of the model,
+// the validator and the renderer; the kpt and Crossplane adapters translate it.
+package diag
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Severity of a result.
+type Severity string
+
+// Severities, as kpt names them.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+	Info    Severity = "info"
+)
+
+// ObjectRef identifies the object a result is about.
+type ObjectRef struct {
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name,omitempty"`
+}
+
+func (r ObjectRef) String() string {
+	if r.Namespace == "" {
+		return fmt.Sprintf("%s/%s", r.Kind, r.Name)
+	}
+	return fmt.Sprintf("%s %s/%s", r.Kind, r.Namespace, r.Name)
+}
+
+// Source is where an object came from.
+type Source struct {
+	Ref ObjectRef
+	// File is the config.kubernetes.io/path (or internal.config...) annotation.
+	File string
+	// Index is the object's index in File.
+	Index int
+}
+
+// Result is one problem.
+type Result struct {
+	Severity Severity
+	Source   Source
+	// Field is the path inside the object: spec.records[5].values[0].
+	Field   string
+	Message string
+}
+
+func (r Result) String() string {
+	var b strings.Builder
+	b.WriteString(string(r.Severity))
+	b.WriteString(": ")
+	b.WriteString(r.Source.Ref.String())
+	if r.Source.File != "" {
+		fmt.Fprintf(&b, " (%s", r.Source.File)
+		if r.Source.Index > 0 {
+			fmt.Fprintf(&b, "#%d", r.Source.Index)
+		}
+		b.WriteString(")")
+	}
+	if r.Field != "" {
+		b.WriteString(" ")
+		b.WriteString(r.Field)
+	}
+	b.WriteString(": ")
+	b.WriteString(r.Message)
+	return b.String()
+}
+
+// Results is a list of results.
+type Results []Result
+
+// Errorf appends an error about src at field.
+func (rs *Results) Errorf(src Source, field, format string, args ...any) {
+	*rs = append(*rs, Result{Severity: Error, Source: src, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// Warnf appends a warning about src at field.
+func (rs *Results) Warnf(src Source, field, format string, args ...any) {
+	*rs = append(*rs, Result{Severity: Warning, Source: src, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// HasErrors reports whether any result is an error.
+func (rs Results) HasErrors() bool {
+	for _, r := range rs {
+		if r.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// Sort orders results by file, index, kind, name, field and message, so
+// output is deterministic whatever order the checks ran in.
+func (rs Results) Sort() {
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		ka := []string{a.Source.File, fmt.Sprintf("%09d", a.Source.Index), a.Source.Ref.Kind, a.Source.Ref.Namespace, a.Source.Ref.Name, a.Field, a.Message}
+		kb := []string{b.Source.File, fmt.Sprintf("%09d", b.Source.Index), b.Source.Ref.Kind, b.Source.Ref.Namespace, b.Source.Ref.Name, b.Field, b.Message}
+		for k := range ka {
+			if ka[k] != kb[k] {
+				return ka[k] < kb[k]
+			}
+		}
+		return false
+	})
+}

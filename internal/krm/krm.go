@@ -1,0 +1,187 @@
+// Package krm adapts the pipeline to the KRM function protocol (kpt and
+// kustomize): ResourceList in, ResourceList out.
+package krm
+
+import (
+	"crypto/rand"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/kptdev/krm-functions-sdk/go/fn"
+	"sigs.k8s.io/yaml"
+
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/render"
+)
+
+// Annotations the orchestrators use.
+const (
+	legacyPathAnnotation  = "config.kubernetes.io/path"
+	legacyIndexAnnotation = "config.kubernetes.io/index"
+	managedByLabel        = "app.kubernetes.io/managed-by"
+)
+
+// Mode selects what the function does with a clean input.
+type Mode int
+
+// Modes.
+const (
+	// RenderMode replaces the previous output with a new render.
+	RenderMode Mode = iota
+	// ValidateMode only reports results; items are never changed.
+	ValidateMode
+)
+
+// Processor is the ResourceList processor of fn-render and fn-validate.
+type Processor struct {
+	Mode Mode
+	// Rand is the source of new key material (crypto/rand by default).
+	Rand io.Reader
+}
+
+var _ fn.ResourceListProcessor = &Processor{}
+
+// Process implements fn.ResourceListProcessor. It returns false, with
+// results, when any result is an error; the items are then left unchanged.
+func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
+	in, inputs, prevIdx, rs := split(rl)
+	r := p.Rand
+	if r == nil {
+		r = rand.Reader
+	}
+	objs, prs := pipeline.Run(in, render.Options{Rand: r})
+	rs = append(rs, prs...)
+	for _, res := range rs {
+		rl.Results = append(rl.Results, toResult(res))
+	}
+	if rs.HasErrors() {
+		return false, nil
+	}
+	if p.Mode == ValidateMode {
+		return true, nil
+	}
+	var items fn.KubeObjects
+	for i, o := range rl.Items {
+		if prevIdx[i] {
+			continue // replaced by this render
+		}
+		if inputs[i] && !o.IsLocalConfig() {
+			if err := o.SetAnnotation(fn.KptLocalConfig, "true"); err != nil {
+				return false, err
+			}
+		}
+		items = append(items, o)
+	}
+	for _, o := range objs {
+		ko, err := toKubeObject(o)
+		if err != nil {
+			return false, err
+		}
+		items = append(items, ko)
+	}
+	rl.Items = items
+	return true, nil
+}
+
+// split sorts the items into bind.unkin.net inputs, previous output, and the
+// rest (passed through untouched).
+func split(rl *fn.ResourceList) (pipeline.Input, map[int]bool, map[int]bool, diag.Results) {
+	var in pipeline.Input
+	var rs diag.Results
+	inputs, prev := map[int]bool{}, map[int]bool{}
+	for i, o := range rl.Items {
+		src := source(o)
+		switch {
+		case model.IsGroup(o.GetAPIVersion()):
+			js, err := yaml.YAMLToJSON([]byte(o.String()))
+			if err != nil {
+				rs.Errorf(src, "", "cannot read object: %v", err)
+				continue
+			}
+			in.Items = append(in.Items, model.Item{Source: src, JSON: js})
+			inputs[i] = true
+		case o.GetLabel(managedByLabel) == objects.ManagedBy:
+			prev[i] = true
+			po := render.PrevObject{Src: src, Kind: o.GetKind(), Annotations: o.GetAnnotations()}
+			switch o.GetKind() {
+			case "Secret":
+				var s struct {
+					Data       map[string][]byte `json:"data"`
+					StringData map[string]string `json:"stringData"`
+				}
+				if err := o.As(&s); err != nil {
+					rs.Warnf(src, "data", "cannot read previous Secret (%v): its key material will be regenerated", err)
+					continue
+				}
+				po.Data = s.Data
+				for k, v := range s.StringData {
+					if po.Data == nil {
+						po.Data = map[string][]byte{}
+					}
+					po.Data[k] = []byte(v)
+				}
+			}
+			in.Previous = append(in.Previous, po)
+		}
+	}
+	if fc := rl.FunctionConfig; fc != nil && model.IsGroup(fc.GetAPIVersion()) {
+		js, err := yaml.YAMLToJSON([]byte(fc.String()))
+		if err == nil {
+			in.Items = append(in.Items, model.Item{Source: source(fc), JSON: js})
+		}
+	}
+	return in, inputs, prev, rs
+}
+
+func source(o *fn.KubeObject) diag.Source {
+	src := diag.Source{Ref: diag.ObjectRef{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}}
+	src.File = o.GetAnnotation(fn.PathAnnotation)
+	if src.File == "" {
+		src.File = o.GetAnnotation(legacyPathAnnotation)
+	}
+	idx := o.GetAnnotation(fn.IndexAnnotation)
+	if idx == "" {
+		idx = o.GetAnnotation(legacyIndexAnnotation)
+	}
+	src.Index, _ = strconv.Atoi(idx)
+	return src
+}
+
+func toResult(r diag.Result) *fn.Result {
+	out := &fn.Result{Message: r.Message, Severity: fn.Severity(r.Severity)}
+	ref := r.Source.Ref
+	if ref.Kind != "" || ref.Name != "" {
+		out.ResourceRef = &fn.ResourceRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, Namespace: ref.Namespace}
+	}
+	if r.Field != "" {
+		out.Field = &fn.Field{Path: r.Field}
+	}
+	if r.Source.File != "" {
+		out.File = &fn.File{Path: r.Source.File, Index: r.Source.Index}
+	}
+	return out
+}
+
+func toKubeObject(o render.Object) (*fn.KubeObject, error) {
+	js, err := yaml.Marshal(o.Obj)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode rendered object: %w", err)
+	}
+	ko, err := fn.ParseKubeObject(js)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode rendered object: %w", err)
+	}
+	if o.Path != "" {
+		if err := ko.SetAnnotation(fn.PathAnnotation, o.Path); err != nil {
+			return nil, err
+		}
+		if err := ko.SetAnnotation(legacyPathAnnotation, o.Path); err != nil {
+			return nil, err
+		}
+	}
+	return ko, nil
+}

@@ -1,0 +1,187 @@
+// Package layout is the contract between the rendered objects and the in-pod
+// agent: where every file lives in the pod, what the rendered objects are
+// called, and the agent's configuration document. The renderer writes to it,
+// the agent reads it, and the multi-pod tests lay files out by it.
+package layout
+
+import (
+	"fmt"
+	"path"
+)
+
+// Paths inside the named container.
+const (
+	// ConfigDir is the mount of the <cluster>-config ConfigMap:
+	// named.conf.primary, named.conf.secondary, agent.json.
+	ConfigDir = "/etc/bind-fn/config"
+	// ZonesDir holds one mount per zones ConfigMap shard: ZonesDir/<shard>/<file>.
+	ZonesDir = "/etc/bind-fn/zones"
+	// KeysDir holds one mount per TSIG key Secret: KeysDir/<secret>/{key.conf,secret,...}.
+	KeysDir = "/etc/bind-fn/keys"
+	// RNDCDir is the mount of the <cluster>-rndc Secret (rndc.key).
+	RNDCDir = "/etc/bind-fn/rndc"
+	// RunDir is the agent's writable runtime directory (emptyDir): the server
+	// lists it resolves, key includes for imported Secrets, the active
+	// named.conf link and named's pid file.
+	RunDir = "/run/bind-fn"
+	// DataDir is named's writable directory (PVC or emptyDir): dynamic and
+	// signed zones, journals, DNSSEC keys, transferred secondary zones.
+	DataDir = "/var/lib/bind"
+	// AgentBin is where the init container copies the agent.
+	AgentBin = "/bind-fn/bin/bind-fn-agent"
+	// AgentBinDir is the emptyDir the agent binary is copied into.
+	AgentBinDir = "/bind-fn/bin"
+)
+
+// Files.
+const (
+	NamedConfPrimary   = "named.conf.primary"
+	NamedConfSecondary = "named.conf.secondary"
+	AgentConfig        = "agent.json"
+	// ServersInclude is written by the agent: `primaries "<list>" { ip key "k"; ... };`
+	// for every list in the agent config. The rendered named.conf includes it.
+	ServersInclude = "servers.conf"
+	// ActiveConf is the link the agent points at the primary or secondary config.
+	ActiveConf  = "named.conf"
+	RNDCKeyFile = "rndc.key"
+	// RNDCKeyName is the rndc key's name in named.conf and rndc.key.
+	RNDCKeyName = "bind-fn-rndc"
+	// RNDCPort is where named's control channel listens (localhost only).
+	RNDCPort = 953
+	// StatisticsPort is BIND's statistics-channels (localhost only).
+	StatisticsPort = 8053
+	// DefaultMetricsPort is the agent's HTTP port (/metrics, /status, /readyz).
+	DefaultMetricsPort = 9119
+	// KeyConfFile is the key statement inside a generated TSIG key Secret.
+	KeyConfFile = "key.conf"
+)
+
+// Path helpers.
+func ConfigFile(name string) string          { return path.Join(ConfigDir, name) }
+func ZoneFile(shard int, file string) string { return path.Join(ZonesDir, fmt.Sprint(shard), file) }
+func KeyFile(secret, file string) string     { return path.Join(KeysDir, secret, file) }
+func RunFile(name string) string             { return path.Join(RunDir, name) }
+func DataFile(name string) string            { return path.Join(DataDir, name) }
+
+// ImportedKeyInclude is the file the agent writes for an imported key Secret.
+func ImportedKeyInclude(secret string) string { return path.Join(RunDir, "keys", secret+".conf") }
+
+// Object names, per cluster.
+func ConfigMapName(cluster string) string { return cluster + "-config" }
+func ZonesConfigMapName(cluster string, shard int) string {
+	return fmt.Sprintf("%s-zones-%d", cluster, shard)
+}
+func RNDCSecretName(cluster string) string      { return cluster + "-rndc" }
+func HeadlessServiceName(cluster string) string { return cluster + "-headless" }
+func PrimaryServiceName(cluster string) string  { return cluster + "-primary" }
+func ServeServiceName(cluster string) string    { return cluster }
+func PDBName(cluster string) string             { return cluster }
+
+// TransferKeySecretName is the Secret of a generated intra-cluster transfer
+// key (when no catalog names one). view is "" without views.
+func TransferKeySecretName(cluster, view string) string {
+	if view == "" {
+		return cluster + "-xfr-tsig"
+	}
+	return cluster + "-" + view + "-xfr-tsig"
+}
+
+// Server list names in named.conf (filled by the agent).
+func PrimaryListName(view string) string {
+	if view == "" {
+		return "bind-fn-primary"
+	}
+	return "bind-fn-primary-" + view
+}
+func SecondariesListName(view string) string {
+	if view == "" {
+		return "bind-fn-secondaries"
+	}
+	return "bind-fn-secondaries-" + view
+}
+
+// AgentConfigDoc is agent.json: everything the agent needs that the render knows.
+type AgentConfigDoc struct {
+	// Cluster name and namespace.
+	Cluster   string `json:"cluster"`
+	Namespace string `json:"namespace"`
+	// PrimaryConf and SecondaryConf are the config file paths by role.
+	PrimaryConf   string `json:"primaryConf"`
+	SecondaryConf string `json:"secondaryConf"`
+	// ServerLists are resolved into RunDir/servers.conf.
+	ServerLists []ServerList `json:"serverLists"`
+	// ImportedKeys get an include written from their Secret's `secret` (and
+	// optional `algorithm`) keys.
+	ImportedKeys []ImportedKey `json:"importedKeys,omitempty"`
+	// SeedZones are copied into DataDir once (dynamic and signed zones).
+	SeedZones []SeedZone `json:"seedZones,omitempty"`
+	// DynamicRecords are the desired RRsets of dynamic zones, converged by
+	// TSIG-signed UPDATE on the primary.
+	DynamicZones []DynamicZone `json:"dynamicZones,omitempty"`
+	// Zones are every zone named serves, per role, for readiness.
+	PrimaryZones   []ZoneRef `json:"primaryZones"`
+	SecondaryZones []ZoneRef `json:"secondaryZones"`
+	// ResolveIntervalSeconds between peer resolutions.
+	ResolveIntervalSeconds int `json:"resolveIntervalSeconds"`
+	// MetricsPort for /metrics, /status, /readyz.
+	MetricsPort int `json:"metricsPort"`
+}
+
+// ServerList is a named list of peers for `primaries "<Name>" { ... }`.
+type ServerList struct {
+	Name string `json:"name"`
+	// Role is which pods use it: "primary" (also-notify targets) or
+	// "secondary" (transfer source).
+	Role string `json:"role"`
+	// Hosts are DNS names to resolve (A and AAAA); every address gets Key.
+	Hosts []string `json:"hosts"`
+	// Key is the TSIG key name each entry carries.
+	Key string `json:"key"`
+	// Port, when not 0, is written into every entry (`<ip> port <p> key
+	// "k";`); 0 leaves BIND's default (53). Tests on loopback use it.
+	Port int `json:"port,omitempty"`
+}
+
+// ImportedKey is a TSIG key whose Secret is managed elsewhere.
+type ImportedKey struct {
+	KeyName   string `json:"keyName"`
+	Algorithm string `json:"algorithm"`
+	Secret    string `json:"secret"` // Secret name, mounted at KeysDir/<Secret>
+	Include   string `json:"include"`
+}
+
+// SeedZone is a rendered zone file copied once into the data directory.
+type SeedZone struct {
+	Zone   string `json:"zone"`
+	View   string `json:"view,omitempty"`
+	Source string `json:"source"` // file in a zones ConfigMap mount
+	Dest   string `json:"dest"`   // file under DataDir
+}
+
+// DynamicZone lists the desired RRsets of a dynamic zone.
+type DynamicZone struct {
+	Zone    string `json:"zone"`
+	View    string `json:"view,omitempty"`
+	KeyName string `json:"keyName"`
+	// KeyFile is the include holding the update key (generated or imported).
+	KeyFile string `json:"keyFile"`
+	// RRsets in presentation format, one line per RR, sorted.
+	Records []string `json:"records"`
+}
+
+// ZoneRef names a zone and its view.
+type ZoneRef struct {
+	Zone string `json:"zone"`
+	View string `json:"view,omitempty"`
+}
+
+// RNDCKeyInclude is the rndc key file the agent writes at start and named.conf
+// should include (`include "/run/bind-fn/rndc.key";`): a copy of
+// RNDCDir/rndc.key when the rndc Secret is mounted, otherwise a key the agent
+// generates, so rndc works with or without a rendered Secret. Its key is
+// named RNDCKeyName unless the mounted file says otherwise.
+func RNDCKeyInclude() string { return path.Join(RunDir, RNDCKeyFile) }
+
+// AgentStateFile is where the agent records the RRsets it owns in dynamic
+// zones (so it can remove them when they are no longer desired).
+func AgentStateFile() string { return path.Join(DataDir, "bind-fn-agent-state.json") }

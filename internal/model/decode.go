@@ -1,0 +1,144 @@
+// Package model turns the user's bind.unkin.net objects into one resolved
+// desired state per BindCluster: every reference followed, every default
+// applied, every problem a located diag.Result. It does no I/O and knows
+// neither kpt nor Crossplane.
+package model
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	sigsjson "sigs.k8s.io/json"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+)
+
+// Item is one input object as the adapters hand it over: its identity, where
+// it came from, and its JSON.
+type Item struct {
+	Source diag.Source
+	// JSON is the whole object.
+	JSON []byte
+}
+
+// Set holds the decoded objects of the group, in input order.
+type Set struct {
+	Clusters       []Obj[v1alpha1.BindCluster]
+	Zones          []Obj[v1alpha1.BindZone]
+	Records        []Obj[v1alpha1.DNSRecord]
+	Views          []Obj[v1alpha1.BindView]
+	Keys           []Obj[v1alpha1.BindTSIGKey]
+	ACLs           []Obj[v1alpha1.BindACL]
+	Catalogs       []Obj[v1alpha1.BindCatalogZone]
+	Policies       []Obj[v1alpha1.BindPolicy]
+	DNSSECPolicies []Obj[v1alpha1.BindDNSSECPolicy]
+}
+
+// Obj is a decoded object and where it came from.
+type Obj[T any] struct {
+	Src diag.Source
+	Obj *T
+}
+
+// IsGroup reports whether apiVersion belongs to bind.unkin.net.
+func IsGroup(apiVersion string) bool {
+	return strings.HasPrefix(apiVersion, v1alpha1.Group+"/")
+}
+
+// Decode decodes every item of the bind.unkin.net group strictly: unknown
+// fields, unknown kinds and unknown versions are located errors. Status is
+// ignored (a pure function neither reads nor writes it).
+func Decode(items []Item) (*Set, diag.Results) {
+	var rs diag.Results
+	s := &Set{}
+	for _, it := range items {
+		ref := it.Source.Ref
+		if ref.APIVersion != v1alpha1.APIVersion {
+			rs.Errorf(it.Source, "apiVersion", "unknown version %q of group %s: only %s is served", ref.APIVersion, v1alpha1.Group, v1alpha1.APIVersion)
+			continue
+		}
+		var err error
+		switch ref.Kind {
+		case v1alpha1.KindBindCluster:
+			err = decodeInto(it, &s.Clusters, &rs)
+		case v1alpha1.KindBindZone:
+			err = decodeInto(it, &s.Zones, &rs)
+		case v1alpha1.KindDNSRecord:
+			err = decodeInto(it, &s.Records, &rs)
+		case v1alpha1.KindBindView:
+			err = decodeInto(it, &s.Views, &rs)
+		case v1alpha1.KindBindTSIGKey:
+			err = decodeInto(it, &s.Keys, &rs)
+		case v1alpha1.KindBindACL:
+			err = decodeInto(it, &s.ACLs, &rs)
+		case v1alpha1.KindBindCatalogZone:
+			err = decodeInto(it, &s.Catalogs, &rs)
+		case v1alpha1.KindBindPolicy:
+			err = decodeInto(it, &s.Policies, &rs)
+		case v1alpha1.KindBindDNSSECPolicy:
+			err = decodeInto(it, &s.DNSSECPolicies, &rs)
+		default:
+			rs.Errorf(it.Source, "kind", "unknown kind %q in %s: expected one of %s", ref.Kind, v1alpha1.APIVersion, strings.Join(v1alpha1.Kinds, ", "))
+			continue
+		}
+		if err != nil {
+			rs.Errorf(it.Source, "", "cannot decode object: %v", err)
+		}
+	}
+	return s, rs
+}
+
+var strictPath = regexp.MustCompile(`^(unknown|duplicate) field "([^"]*)"$`)
+
+func decodeInto[T any](it Item, into *[]Obj[T], rs *diag.Results) error {
+	raw := map[string]json.RawMessage{}
+	if err := json.Unmarshal(it.JSON, &raw); err != nil {
+		return err
+	}
+	delete(raw, "status")
+	clean, err := json.Marshal(raw)
+	if err != nil {
+		return err
+	}
+	obj := new(T)
+	strict, err := sigsjson.UnmarshalStrict(clean, obj)
+	if err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			rs.Errorf(it.Source, te.Field, "cannot decode: got %s, want %s", te.Value, te.Type)
+			return nil
+		}
+		return err
+	}
+	bad := false
+	for _, e := range strict {
+		bad = true
+		m := strictPath.FindStringSubmatch(e.Error())
+		if m == nil {
+			rs.Errorf(it.Source, "", "%v", e)
+			continue
+		}
+		rs.Errorf(it.Source, m[2], "%s field %q: remove it or check its spelling against the %s schema", m[1], lastSegment(m[2]), it.Source.Ref.Kind)
+	}
+	if bad {
+		return nil
+	}
+	*into = append(*into, Obj[T]{Src: it.Source, Obj: obj})
+	return nil
+}
+
+func lastSegment(p string) string {
+	if i := strings.LastIndex(p, "."); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// String is a helper for messages.
+func (s *Set) String() string {
+	return fmt.Sprintf("%d clusters, %d zones, %d records", len(s.Clusters), len(s.Zones), len(s.Records))
+}

@@ -1,0 +1,130 @@
+package model
+
+import (
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+)
+
+// Defaults the function applies (the CRDs carry the same ones).
+const (
+	DefaultImage      = "internetsystemsconsortium/bind9:9.20"
+	DefaultAgentImage = "git.unkin.net/unkin/bind-fn/bind-fn-agent:v0.1.0"
+	DefaultAlgorithm  = "hmac-sha256"
+	DefaultTTL        = 3600
+	DefaultRefresh    = 300
+	DefaultRetry      = 60
+	DefaultExpire     = 1209600
+	DefaultMinimum    = 60
+	DefaultResolve    = 5
+)
+
+// Cluster is the resolved desired state of one BindCluster.
+type Cluster struct {
+	Src       diag.Source
+	Name      string
+	Namespace string
+	// Spec with defaults applied.
+	Spec v1alpha1.BindClusterSpec
+	// ACLs, Keys and DNSSECPolicies in scope (the cluster's own and the
+	// namespace's shared ones), sorted by name.
+	ACLs           []*ACL
+	Keys           []*Key
+	DNSSECPolicies []*DNSSECPolicy
+	// Views, sorted by order then name. Without BindViews there is exactly
+	// one view with Name "" that is rendered without a view statement.
+	Views []*View
+	// HasViews reports whether the cluster has BindViews.
+	HasViews bool
+}
+
+// ACL is a named address match list.
+type ACL struct {
+	Src      diag.Source
+	Name     string
+	Elements []string
+}
+
+// Key is a TSIG key known to the cluster.
+type Key struct {
+	Src        diag.Source
+	KeyName    string
+	Algorithm  string
+	SecretName string
+	Import     bool
+	Template   *v1alpha1.SecretMetadata
+	// Internal marks a key the function made up (a view's transfer key when
+	// no catalog names one); Src is then the cluster's.
+	Internal bool
+}
+
+// DNSSECPolicy is a dnssec-policy.
+type DNSSECPolicy struct {
+	Src  diag.Source
+	Name string
+	Spec v1alpha1.BindDNSSECPolicySpec
+}
+
+// View is one view (or the implicit default view).
+type View struct {
+	Src               diag.Source
+	Name              string
+	Order             int32
+	MatchClients      []string
+	MatchDestinations []string
+	Recursion         *bool
+	// TransferKey is presented by the secondaries to transfer every zone of
+	// the view and signs the primary's NOTIFYs.
+	TransferKey *Key
+	Catalog     *Catalog
+	Zones       []*Zone
+	Policies    []*Policy
+}
+
+// Catalog is the view's catalog zone.
+type Catalog struct {
+	Src              diag.Source
+	ZoneName         string // canonical, trailing dot
+	DefaultPrimaries []string
+}
+
+// Zone is a resolved zone.
+type Zone struct {
+	Src diag.Source
+	// Name is canonical: lower case with a trailing dot.
+	Name string
+	Spec v1alpha1.BindZoneSpec
+	View *View
+	// RRsets from spec.records and DNSRecords, in input order.
+	RRsets []*RRset
+	// UpdateKey of a dynamic zone; TransferKey presented to external primaries.
+	UpdateKey   *Key
+	TransferKey *Key
+	DNSSEC      *DNSSECPolicy
+	// CatalogMember: listed in the view's catalog (secondaries get it from there).
+	CatalogMember bool
+}
+
+// Writable reports whether named must write the zone file (dynamic or signed).
+func (z *Zone) Writable() bool {
+	return z.Spec.Type == v1alpha1.ZonePrimary && (z.Spec.DynamicUpdate || z.DNSSEC != nil)
+}
+
+// RRset is one RRset as the user wrote it.
+type RRset struct {
+	Src   diag.Source
+	Field string // spec.records[3] or spec (DNSRecord)
+	// Name as written (relative, "@", empty, or absolute).
+	Name   string
+	Type   string
+	TTL    *int32
+	Values []string
+	// FromRecord: from a DNSRecord rather than BindZone.spec.records.
+	FromRecord bool
+}
+
+// Policy is a response policy zone.
+type Policy struct {
+	Src      diag.Source
+	ZoneName string
+	Spec     v1alpha1.BindPolicySpec
+}

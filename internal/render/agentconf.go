@@ -1,0 +1,63 @@
+package render
+
+import (
+	"fmt"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+)
+
+// agentConfig is agent.json: the peers to resolve, keys to import, zones to
+// seed and converge, and the zones each role must have loaded to be ready.
+func agentConfig(c *model.Cluster, seeds []layout.SeedZone, dyn []layout.DynamicZone) layout.AgentConfigDoc {
+	doc := layout.AgentConfigDoc{
+		Cluster:                c.Name,
+		Namespace:              c.Namespace,
+		PrimaryConf:            layout.ConfigFile(layout.NamedConfPrimary),
+		SecondaryConf:          layout.ConfigFile(layout.NamedConfSecondary),
+		SeedZones:              seeds,
+		DynamicZones:           dyn,
+		ResolveIntervalSeconds: int(c.Spec.Agent.ResolveIntervalSeconds),
+		MetricsPort:            int(c.Spec.Agent.MetricsPort),
+		PrimaryZones:           []layout.ZoneRef{},
+		SecondaryZones:         []layout.ZoneRef{},
+	}
+	// Names relative to the pod's namespace (resolv.conf search path), so a
+	// later namespace transformer (kustomize) needs no re-render.
+	primaryHost := layout.PrimaryServiceName(c.Name)
+	var secondaryHosts []string
+	for i := int32(1); i < c.Spec.Replicas; i++ {
+		secondaryHosts = append(secondaryHosts, fmt.Sprintf("%s-%d.%s", c.Name, i, layout.HeadlessServiceName(c.Name)))
+	}
+	for _, v := range c.Views {
+		doc.ServerLists = append(doc.ServerLists,
+			layout.ServerList{Name: layout.PrimaryListName(v.Name), Role: "secondary", Hosts: []string{primaryHost}, Key: v.TransferKey.KeyName},
+			layout.ServerList{Name: layout.SecondariesListName(v.Name), Role: "primary", Hosts: secondaryHosts, Key: v.TransferKey.KeyName},
+		)
+		if v.Catalog != nil {
+			ref := layout.ZoneRef{Zone: bare(v.Catalog.ZoneName), View: v.Name}
+			doc.PrimaryZones = append(doc.PrimaryZones, ref)
+			doc.SecondaryZones = append(doc.SecondaryZones, ref)
+		}
+		for _, z := range v.Zones {
+			ref := layout.ZoneRef{Zone: bare(z.Name), View: v.Name}
+			if z.Spec.Type == v1alpha1.ZoneForward {
+				continue
+			}
+			doc.PrimaryZones = append(doc.PrimaryZones, ref)
+			doc.SecondaryZones = append(doc.SecondaryZones, ref)
+		}
+		for _, p := range v.Policies {
+			ref := layout.ZoneRef{Zone: bare(p.ZoneName), View: v.Name}
+			doc.PrimaryZones = append(doc.PrimaryZones, ref)
+			doc.SecondaryZones = append(doc.SecondaryZones, ref)
+		}
+	}
+	for _, k := range c.Keys {
+		if k.Import {
+			doc.ImportedKeys = append(doc.ImportedKeys, layout.ImportedKey{KeyName: k.KeyName, Algorithm: k.Algorithm, Secret: k.SecretName, Include: layout.ImportedKeyInclude(k.SecretName)})
+		}
+	}
+	return doc
+}

@@ -1,0 +1,225 @@
+package render_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/render"
+	"git.unkin.net/unkin/bind-fn/internal/testutil"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// scenario is one input package and the golden directory of its render.
+type scenario struct {
+	input  string
+	golden string
+}
+
+// scenarios: the bundled examples plus the cases under testdata/cases.
+func scenarios(t *testing.T) map[string]scenario {
+	t.Helper()
+	root := testutil.RepoRoot(t)
+	out := map[string]scenario{}
+	for _, ex := range []string{"authoritative", "resolver"} {
+		out["example-"+ex] = scenario{input: filepath.Join(root, "examples", ex), golden: filepath.Join("testdata", "example-"+ex)}
+	}
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "cases", "*"))
+	for _, d := range dirs {
+		name := filepath.Base(d)
+		out[name] = scenario{input: filepath.Join(d, "input"), golden: filepath.Join(d, "golden")}
+	}
+	return out
+}
+
+func run(t *testing.T, items []model.Item, prev []render.PrevObject) []render.Object {
+	t.Helper()
+	objs, rs := pipeline.Run(pipeline.Input{Items: items, Previous: prev}, render.Options{Rand: &testutil.DetRand{}})
+	if rs.HasErrors() {
+		for _, r := range rs {
+			t.Log(r)
+		}
+		t.Fatalf("render failed")
+	}
+	return objs
+}
+
+// files flattens a render into named files: per cluster its named.conf
+// variants, agent.json, every zone file, and every object as YAML.
+func files(t *testing.T, objs []render.Object) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, o := range objs {
+		y, err := yaml.Marshal(o.Obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[o.Path] = y
+		if cm, ok := o.Obj.(*corev1.ConfigMap); ok {
+			for k, v := range cm.Data {
+				out[filepath.Join(filepath.Dir(o.Path), cm.Name, k)] = []byte(v)
+			}
+		}
+	}
+	return out
+}
+
+func TestGolden(t *testing.T) {
+	for name, sc := range scenarios(t) {
+		t.Run(name, func(t *testing.T) {
+			got := files(t, run(t, testutil.ReadItems(t, sc.input), nil))
+			if *update {
+				_ = os.RemoveAll(sc.golden)
+				for p, b := range got {
+					testutil.WriteFile(t, filepath.Join(sc.golden, p), b)
+				}
+				return
+			}
+			want := map[string][]byte{}
+			err := filepath.Walk(sc.golden, func(p string, info os.FileInfo, err error) error {
+				if err != nil || info.IsDir() {
+					return err
+				}
+				b, err := os.ReadFile(p)
+				rel, _ := filepath.Rel(sc.golden, p)
+				want[rel] = b
+				return err
+			})
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/render -update to create the golden files)", err)
+			}
+			if diff := cmp.Diff(keys(want), keys(got)); diff != "" {
+				t.Errorf("rendered files differ from %s (-want +got):\n%s", sc.golden, diff)
+			}
+			for p, w := range want {
+				if g, ok := got[p]; ok && !bytes.Equal(w, g) {
+					t.Errorf("%s differs from golden (-want +got):\n%s", p, cmp.Diff(string(w), string(g)))
+				}
+			}
+		})
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestDeterministic: shuffled input gives the same bytes, and rendering the
+// output again (as kpt does, the previous output in the input) changes nothing.
+func TestDeterministic(t *testing.T) {
+	for name, sc := range scenarios(t) {
+		t.Run(name, func(t *testing.T) {
+			items := testutil.ReadItems(t, sc.input)
+			first := files(t, run(t, items, nil))
+			for seed := uint64(1); seed <= 5; seed++ {
+				got := files(t, run(t, testutil.Shuffle(items, seed), nil))
+				if diff := cmp.Diff(first, got); diff != "" {
+					t.Fatalf("shuffle seed %d changed the output:\n%s", seed, diff)
+				}
+			}
+			objs := run(t, items, nil)
+			again := files(t, run(t, items, previous(t, objs)))
+			if diff := cmp.Diff(first, again); diff != "" {
+				t.Fatalf("rendering with the previous output changed it:\n%s", diff)
+			}
+		})
+	}
+}
+
+// previous turns rendered objects into the previous-output view the adapters build.
+func previous(t *testing.T, objs []render.Object) []render.PrevObject {
+	t.Helper()
+	var out []render.PrevObject
+	for _, o := range objs {
+		switch v := o.Obj.(type) {
+		case *corev1.Secret:
+			p := render.PrevObject{Kind: "Secret", Data: v.Data}
+			p.Src.Ref.Namespace, p.Src.Ref.Name = v.Namespace, v.Name
+			out = append(out, p)
+		case *corev1.ConfigMap:
+			p := render.PrevObject{Kind: "ConfigMap", Annotations: v.Annotations}
+			p.Src.Ref.Namespace, p.Src.Ref.Name = v.Namespace, v.Name
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+var ipLiteral = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})\b|([0-9a-fA-F]{0,4}:[0-9a-fA-F:]{2,}(?:/\d+)?)`)
+
+// TestNoForeignAddresses: every IP literal in rendered config is in the
+// input — no pod IP, no address learnt at run time (DESIGN §5) — apart from
+// loopback for the control channel.
+func TestNoForeignAddresses(t *testing.T) {
+	for name, sc := range scenarios(t) {
+		t.Run(name, func(t *testing.T) {
+			var input strings.Builder
+			for _, it := range testutil.ReadItems(t, sc.input) {
+				input.Write(it.JSON)
+			}
+			for p, b := range files(t, run(t, testutil.ReadItems(t, sc.input), nil)) {
+				if !strings.Contains(p, "named.conf") {
+					continue
+				}
+				for _, m := range ipLiteral.FindAllString(string(b), -1) {
+					addr, err := netip.ParsePrefix(m)
+					if err != nil {
+						a, err2 := netip.ParseAddr(m)
+						if err2 != nil {
+							continue
+						}
+						addr = netip.PrefixFrom(a, a.BitLen())
+					}
+					if addr.Addr().IsLoopback() {
+						continue
+					}
+					if !strings.Contains(input.String(), m) {
+						t.Errorf("%s: address %s is not in the input", p, m)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCheckConf runs the real named-checkconf -z over both roles of every
+// cluster, with the files laid out where the pod mounts them.
+func TestCheckConf(t *testing.T) {
+	testutil.RequireBIND(t)
+	for name, sc := range scenarios(t) {
+		t.Run(name, func(t *testing.T) {
+			for cname, c := range testutil.Clusters(t, run(t, testutil.ReadItems(t, sc.input), nil)) {
+				root := t.TempDir()
+				testutil.LayPod(t, root, c)
+				for _, f := range []string{layout.NamedConfPrimary, layout.NamedConfSecondary} {
+					out, err := testutil.CheckConf(t, root, layout.ConfigFile(f))
+					if err != nil {
+						t.Errorf("cluster %s %s: named-checkconf -z failed: %v\n%s", cname, f, err, out)
+					}
+				}
+			}
+		})
+	}
+}
+
+var _ = fmt.Sprint

@@ -1,0 +1,85 @@
+package render
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
+)
+
+// Previous is what the function keeps from its previous output: key
+// material and zone serials. kpt hands the previous output back in the
+// package; Crossplane passes observed composed resources.
+type Previous struct {
+	secrets map[string]map[string][]byte // ns/name -> data
+	zones   map[string]map[string]zonefile.State
+}
+
+// PrevObject is a previously rendered object, as the adapters see it.
+type PrevObject struct {
+	Src         diag.Source
+	Kind        string
+	Annotations map[string]string
+	// Data of a Secret (decoded) or ConfigMap.
+	Data map[string][]byte
+}
+
+// Add records a previously rendered object. It returns a warning when the
+// object carries state that cannot be read (the zone serials then restart).
+func (p *Previous) Add(o PrevObject) diag.Results {
+	var rs diag.Results
+	key := o.Src.Ref.Namespace + "/" + o.Src.Ref.Name
+	switch o.Kind {
+	case "Secret":
+		if p.secrets == nil {
+			p.secrets = map[string]map[string][]byte{}
+		}
+		p.secrets[key] = o.Data
+	case "ConfigMap":
+		raw, ok := o.Annotations[ZoneStateAnnotation]
+		if !ok || !strings.HasSuffix(o.Src.Ref.Name, "-config") {
+			return nil
+		}
+		st := map[string]zonefile.State{}
+		if err := json.Unmarshal([]byte(raw), &st); err != nil {
+			rs.Warnf(o.Src, "metadata.annotations["+ZoneStateAnnotation+"]", "cannot read the previous zone serials (%v): serials restart unless spec.soa.serial is set", err)
+			return rs
+		}
+		if p.zones == nil {
+			p.zones = map[string]map[string]zonefile.State{}
+		}
+		p.zones[key] = st
+	}
+	return rs
+}
+
+func (p *Previous) zoneState(c *model.Cluster) map[string]zonefile.State {
+	return p.zones[c.Namespace+"/"+layout.ConfigMapName(c.Name)]
+}
+
+var keySecret = regexp.MustCompile(`secret\s+"([A-Za-z0-9+/=]+)"`)
+
+// secretMaterial returns the key material of a previously rendered Secret:
+// its `secret` key, or the secret inside its key statement (rndc.key).
+func (p *Previous) secretMaterial(ns, name string) []byte {
+	d := p.secrets[ns+"/"+name]
+	if d == nil {
+		return nil
+	}
+	text := string(d["secret"])
+	if text == "" {
+		if m := keySecret.FindStringSubmatch(string(d[layout.RNDCKeyFile])); m != nil {
+			text = m[1]
+		}
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(text))
+	if err != nil || len(raw) == 0 {
+		return nil
+	}
+	return raw
+}

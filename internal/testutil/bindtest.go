@@ -1,0 +1,221 @@
+// Package testutil holds the helpers shared by tests that need the real
+// world: Debian's BIND 9 tools, root, the repository's bin/ CLIs and loopback
+// ports.
+//
+// A test that needs something missing FAILS with a hint on how to install
+// it, because a skipped test proves nothing in CI. Each requirement has an
+// opt-out for machines that cannot meet it:
+//
+//	BINDFN_SKIP_BIND=1  skip tests that need named and its tools
+//	BINDFN_SKIP_ROOT=1  skip tests that need root (namespaces)
+//	BINDFN_SKIP_CLI=1   skip tests that need bin/ CLIs (make tools build)
+package testutil
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Module is the main module's path; RepoRoot looks for its go.mod.
+const Module = "git.unkin.net/unkin/bind-fn"
+
+// BINDTools are the BIND programs the tests run.
+var BINDTools = []string{"named", "named-checkconf", "named-checkzone", "rndc", "dig", "nsupdate"}
+
+// Environment switches.
+const (
+	EnvSkipBIND = "BINDFN_SKIP_BIND"
+	EnvSkipRoot = "BINDFN_SKIP_ROOT"
+	EnvSkipCLI  = "BINDFN_SKIP_CLI"
+)
+
+const installHint = "install Debian's BIND 9 with `make tools` (or: apt-get update && " +
+	"DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends bind9 bind9-utils bind9-dnsutils), " +
+	"or set " + EnvSkipBIND + "=1 to skip tests that need it"
+
+// sbinDirs are searched after PATH: a non-login root shell may lack /usr/sbin.
+var sbinDirs = []string{"/usr/sbin", "/sbin", "/usr/bin", "/bin"}
+
+func skipping(env string) bool { return os.Getenv(env) == "1" }
+
+// LookBIND returns the absolute path of a BIND program, searching PATH and
+// then the sbin directories Debian installs named into.
+func LookBIND(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return filepath.Abs(p)
+	}
+	for _, d := range sbinDirs {
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("cannot find %q in PATH or %s", name, strings.Join(sbinDirs, ", "))
+}
+
+// RequireBIND fails the test unless every one of BINDTools is installed
+// (it skips instead when BINDFN_SKIP_BIND=1).
+func RequireBIND(t testing.TB) {
+	t.Helper()
+	var missing []string
+	for _, n := range BINDTools {
+		if _, err := LookBIND(n); err != nil {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	if skipping(EnvSkipBIND) {
+		t.Skipf("%s=1 and BIND tools are missing: %s", EnvSkipBIND, strings.Join(missing, ", "))
+	}
+	t.Fatalf("this test needs BIND 9, but %s %s missing: %s", strings.Join(missing, ", "), plural(len(missing)), installHint)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// BINDPath is LookBIND for a test: the program's absolute path, after
+// RequireBIND.
+func BINDPath(t testing.TB, name string) string {
+	t.Helper()
+	RequireBIND(t)
+	p, err := LookBIND(name)
+	if err != nil {
+		t.Fatalf("%v; %s", err, installHint)
+	}
+	return p
+}
+
+// RequireRoot fails the test unless it runs as root (it skips instead when
+// BINDFN_SKIP_ROOT=1).
+func RequireRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if skipping(EnvSkipRoot) {
+		t.Skipf("%s=1 and this test needs root", EnvSkipRoot)
+	}
+	t.Fatalf("this test needs root (it creates network and mount namespaces): run it as root, "+
+		"or set %s=1 to skip it", EnvSkipRoot)
+}
+
+var (
+	rootOnce sync.Once
+	rootDir  string
+	rootErr  error
+)
+
+// findRoot walks up from dir to the directory whose go.mod declares Module.
+func findRoot(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if m, err := moduleOf(filepath.Join(d, "go.mod")); err == nil && m == Module {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("cannot find the repository root: no go.mod declaring module %s above %s", Module, dir)
+		}
+	}
+}
+
+func moduleOf(goMod string) (string, error) {
+	b, err := os.ReadFile(goMod)
+	if err != nil {
+		return "", err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`), nil
+		}
+	}
+	return "", errors.New("no module line")
+}
+
+// RepoRoot is the repository root (the directory of the main go.mod).
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	rootOnce.Do(func() {
+		wd, err := os.Getwd()
+		if err != nil {
+			rootErr = err
+			return
+		}
+		rootDir, rootErr = findRoot(wd)
+	})
+	if rootErr != nil {
+		t.Fatal(rootErr)
+	}
+	return rootDir
+}
+
+// Bin is the absolute path of bin/<name> in the repository. It fails the
+// test when the file is missing (it skips instead when BINDFN_SKIP_CLI=1).
+func Bin(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join(RepoRoot(t), "bin", name)
+	fi, err := os.Stat(p)
+	if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+		return p
+	}
+	if skipping(EnvSkipCLI) {
+		t.Skipf("%s=1 and %s is missing", EnvSkipCLI, p)
+	}
+	t.Fatalf("this test needs %s, which is missing or not executable: run `make tools build` first, "+
+		"or set %s=1 to skip tests that need bin/ CLIs", p, EnvSkipCLI)
+	return ""
+}
+
+// FreePort returns a port on 127.0.0.1 that is free for both TCP and UDP
+// (DNS needs both) at the time of the call.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	for range 50 {
+		l, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("cannot listen on loopback: %v", err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		u, err := net.ListenPacket("udp4", fmt.Sprintf("127.0.0.1:%d", port))
+		l.Close()
+		if err != nil {
+			continue
+		}
+		u.Close()
+		return port
+	}
+	t.Fatal("cannot find a loopback port free for both TCP and UDP")
+	return 0
+}
+
+// CheckConf runs `named-checkconf -t root -z file`: file is the absolute
+// path named sees inside root (the pod's path), so the rendered config is
+// checked with the paths the pod uses, zones loaded. It returns the combined
+// output and the command's error (nil when BIND accepts the config).
+func CheckConf(t testing.TB, root, file string) (string, error) {
+	t.Helper()
+	out, err := exec.Command(BINDPath(t, "named-checkconf"), "-t", root, "-z", file).CombinedOutput()
+	return string(out), err
+}
+
+// CheckZone runs `named-checkzone zone file` and returns the combined output
+// and the command's error (nil when BIND loads the zone).
+func CheckZone(t testing.TB, zone, file string) (string, error) {
+	t.Helper()
+	out, err := exec.Command(BINDPath(t, "named-checkzone"), zone, file).CombinedOutput()
+	return string(out), err
+}

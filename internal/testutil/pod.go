@@ -1,0 +1,188 @@
+package testutil
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/render"
+)
+
+// Cluster is the rendered objects of one BindCluster, by kind.
+type Cluster struct {
+	Name        string
+	ConfigMaps  map[string]*corev1.ConfigMap
+	Secrets     map[string]*corev1.Secret
+	StatefulSet *appsv1.StatefulSet
+	Services    map[string]*corev1.Service
+}
+
+// Clusters groups rendered objects by the cluster they belong to.
+func Clusters(t testing.TB, objs []render.Object) map[string]*Cluster {
+	t.Helper()
+	out := map[string]*Cluster{}
+	get := func(labels map[string]string) *Cluster {
+		name := labels["app.kubernetes.io/instance"]
+		if out[name] == nil {
+			out[name] = &Cluster{Name: name, ConfigMaps: map[string]*corev1.ConfigMap{}, Secrets: map[string]*corev1.Secret{}, Services: map[string]*corev1.Service{}}
+		}
+		return out[name]
+	}
+	for _, o := range objs {
+		switch v := o.Obj.(type) {
+		case *corev1.ConfigMap:
+			get(v.Labels).ConfigMaps[v.Name] = v
+		case *corev1.Secret:
+			get(v.Labels).Secrets[v.Name] = v
+		case *appsv1.StatefulSet:
+			get(v.Labels).StatefulSet = v
+		case *corev1.Service:
+			get(v.Labels).Services[v.Name] = v
+		}
+	}
+	return out
+}
+
+// LayPod writes the volumes of a rendered cluster's pod under root, where the
+// StatefulSet mounts them, in kubelet's layout (files behind a ..data link),
+// and stands in for the agent's runtime files: servers.conf with fixed
+// documentation addresses (192.0.2.0/24) and the imported key includes.
+func LayPod(t testing.TB, root string, c *Cluster) {
+	t.Helper()
+	if c.StatefulSet == nil {
+		t.Fatalf("cluster %q has no StatefulSet", c.Name)
+	}
+	spec := c.StatefulSet.Spec.Template.Spec
+	vols := map[string]corev1.Volume{}
+	for _, v := range spec.Volumes {
+		vols[v.Name] = v
+	}
+	for _, pvc := range c.StatefulSet.Spec.VolumeClaimTemplates {
+		vols[pvc.Name] = corev1.Volume{Name: pvc.Name}
+	}
+	for _, ctr := range spec.Containers {
+		if ctr.Name != "named" {
+			continue
+		}
+		for _, m := range ctr.VolumeMounts {
+			v, ok := vols[m.Name]
+			if !ok {
+				t.Fatalf("mount %q has no volume", m.Name)
+			}
+			if m.SubPath != "" {
+				t.Fatalf("mount %q uses subPath: such mounts never update", m.Name)
+			}
+			dir := filepath.Join(root, m.MountPath)
+			switch {
+			case v.ConfigMap != nil:
+				cm := c.ConfigMaps[v.ConfigMap.Name]
+				if cm == nil {
+					t.Fatalf("volume %q: no ConfigMap %q rendered", v.Name, v.ConfigMap.Name)
+				}
+				files := map[string][]byte{}
+				for k, s := range cm.Data {
+					files[k] = []byte(s)
+				}
+				WriteKubeletDir(t, dir, files)
+			case v.Secret != nil:
+				files := map[string][]byte{}
+				if s := c.Secrets[v.Secret.SecretName]; s != nil {
+					for k, b := range s.Data {
+						files[k] = b
+					}
+					for k, s := range s.StringData {
+						files[k] = []byte(s)
+					}
+				}
+				WriteKubeletDir(t, dir, files)
+			default:
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	agentDoc := AgentConfig(t, c)
+	var b strings.Builder
+	for i, l := range agentDoc.ServerLists {
+		fmt.Fprintf(&b, "primaries %q {", l.Name)
+		for j := range l.Hosts {
+			fmt.Fprintf(&b, " 192.0.2.%d key %q;", 10+i*10+j, l.Key)
+		}
+		b.WriteString(" };\n")
+	}
+	WriteFile(t, filepath.Join(root, layout.RunFile(layout.ServersInclude)), []byte(b.String()))
+	for _, k := range agentDoc.ImportedKeys {
+		WriteFile(t, filepath.Join(root, k.Include), []byte(fmt.Sprintf("key %q { algorithm %s; secret \"c2VjcmV0LXNlY3JldC1zZWNyZXQ=\"; };\n", k.KeyName, k.Algorithm)))
+	}
+	for _, s := range agentDoc.SeedZones {
+		data, err := os.ReadFile(filepath.Join(root, s.Source))
+		if err != nil {
+			t.Fatalf("seed zone %s: %v", s.Zone, err)
+		}
+		WriteFile(t, filepath.Join(root, s.Dest), data)
+	}
+}
+
+// WriteKubeletDir writes files the way kubelet projects a volume: the data
+// in a timestamped directory, ..data linking to it, each file a link through
+// ..data. Calling it again swaps ..data atomically, like an update.
+func WriteKubeletDir(t testing.TB, dir string, files map[string][]byte) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := os.MkdirTemp(dir, "..data_tmp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(files))
+	for k := range files {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if err := os.WriteFile(filepath.Join(ts, k), files[k], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tmpLink := filepath.Join(dir, "..data_tmp")
+	_ = os.Remove(tmpLink)
+	if err := os.Symlink(filepath.Base(ts), tmpLink); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := os.Readlink(filepath.Join(dir, "..data"))
+	if err := os.Rename(tmpLink, filepath.Join(dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+	if old != "" {
+		_ = os.RemoveAll(filepath.Join(dir, old))
+	}
+	for _, k := range names {
+		link := filepath.Join(dir, k)
+		if _, err := os.Lstat(link); err == nil {
+			continue
+		}
+		if err := os.Symlink(filepath.Join("..data", k), link); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// WriteFile writes a file, creating its directory.
+func WriteFile(t testing.TB, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
