@@ -167,7 +167,7 @@ func toResult(r diag.Result) *fn.Result {
 }
 
 func toKubeObject(o render.Object) (*fn.KubeObject, error) {
-	js, err := yaml.Marshal(o.Obj)
+	js, err := objects.YAML(o.Obj)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode rendered object: %w", err)
 	}

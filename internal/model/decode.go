@@ -114,18 +114,15 @@ func decodeInto[T any](it Item, into *[]Obj[T], rs *diag.Results) error {
 		}
 		return err
 	}
-	bad := false
+	// Unknown fields are errors, but the object is still resolved (without
+	// them) so that every other problem is reported in the same run.
 	for _, e := range strict {
-		bad = true
 		m := strictPath.FindStringSubmatch(e.Error())
 		if m == nil {
 			rs.Errorf(it.Source, "", "%v", e)
 			continue
 		}
 		rs.Errorf(it.Source, m[2], "%s field %q: remove it or check its spelling against the %s schema", m[1], lastSegment(m[2]), it.Source.Ref.Kind)
-	}
-	if bad {
-		return nil
 	}
 	*into = append(*into, Obj[T]{Src: it.Source, Obj: obj})
 	return nil

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
@@ -176,6 +177,7 @@ func (b *confBuilder) options() nc.Stmt {
 		nc.S(nc.Kw("directory"), nc.Str(layout.DataDir)),
 		nc.S(nc.Kw("pid-file"), nc.Str(layout.RunFile("named.pid"))),
 		nc.S(nc.Kw("session-keyfile"), nc.Str(layout.RunFile("session.key"))),
+		nc.S(nc.Kw("lock-file"), nc.Str(layout.RunFile("named.lock"))),
 		nc.S(nc.Kw("listen-on"), nc.L(nc.S(nc.Kw("any")))),
 	}
 	if sp.IPv6 {
@@ -303,11 +305,18 @@ func (b *confBuilder) catalogPrimaries(v *model.View) []nc.Stmt {
 
 func (b *confBuilder) viewBody(v *model.View) []nc.Stmt {
 	var match []nc.Stmt
-	// The cluster's own transfers and NOTIFYs find their view by key first.
-	match = append(match, nc.S(nc.Kw("key"), nc.Str(v.TransferKey.KeyName)))
+	// The cluster's own transfers and NOTIFYs, and the updates of the view's
+	// dynamic zones, find their view by key before any address matches.
+	owned := viewKeys(b.c)
+	for _, k := range owned[v] {
+		match = append(match, nc.S(nc.Kw("key"), nc.Str(k)))
+	}
 	for _, other := range b.c.Views {
-		if other != v {
-			match = append(match, nc.S(nc.Kw("!"), nc.Kw("key"), nc.Str(other.TransferKey.KeyName)))
+		if other == v {
+			continue
+		}
+		for _, k := range owned[other] {
+			match = append(match, nc.S(nc.Kw("!"), nc.Kw("key"), nc.Str(k)))
 		}
 	}
 	mc := v.MatchClients
@@ -328,6 +337,35 @@ func (b *confBuilder) viewBody(v *model.View) []nc.Stmt {
 	}
 	body = append(body, b.viewOptions(v)...)
 	return append(body, b.zones(v)...)
+}
+
+// viewKeys are the keys that select a view: its transfer key, and the update
+// keys of its dynamic zones that no other view's zones use (a key shared by
+// two views cannot pick one; such updates match by address like any client).
+func viewKeys(c *model.Cluster) map[*model.View][]string {
+	users := map[string]map[*model.View]bool{}
+	for _, v := range c.Views {
+		for _, z := range v.Zones {
+			if z.UpdateKey != nil && z.Spec.DynamicUpdate {
+				if users[z.UpdateKey.KeyName] == nil {
+					users[z.UpdateKey.KeyName] = map[*model.View]bool{}
+				}
+				users[z.UpdateKey.KeyName][v] = true
+			}
+		}
+	}
+	out := map[*model.View][]string{}
+	for _, v := range c.Views {
+		keys := []string{v.TransferKey.KeyName}
+		for k, vs := range users {
+			if len(vs) == 1 && vs[v] && k != v.TransferKey.KeyName {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys[1:])
+		out[v] = keys
+	}
+	return out
 }
 
 // zones renders every zone statement of a view.
@@ -366,7 +404,7 @@ func (b *confBuilder) catalogZone(v *model.View) nc.Stmt {
 	}
 	return nc.B(name,
 		nc.S(nc.Kw("type"), nc.Kw("secondary")),
-		nc.S(nc.Kw("file"), nc.Str(catzDir(v)+"/"+fileName("catalog", v.Catalog.ZoneName))),
+		nc.S(nc.Kw("file"), nc.Str(catzDir(v)+"/"+fileName("catalog", "", v.Catalog.ZoneName))),
 		nc.S(nc.Kw("primaries"), nc.L(nc.S(nc.Str(layout.PrimaryListName(v.Name))))),
 	)
 }
@@ -449,14 +487,16 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 
 // secondaryFile is where named keeps a transferred zone.
 func secondaryFile(v *model.View, z *model.Zone) string {
-	return layout.DataDir + "/secondary/" + fileName(v.Name, z.Name)
+	return layout.DataDir + "/secondary/" + fileName("db", v.Name, z.Name)
 }
 
 // fileName maps a view and zone name to a file name that is also a valid
 // ConfigMap key ([-._a-zA-Z0-9]+): anything else is hex-escaped as _xx.
-func fileName(view, zone string) string {
+// prefix tells zones (db), catalogs (catalog) and policy zones (rpz) apart.
+func fileName(prefix, view, zone string) string {
 	var b strings.Builder
-	b.WriteString("db.")
+	b.WriteString(prefix)
+	b.WriteString(".")
 	if view != "" {
 		b.WriteString(escapeName(view))
 		b.WriteString("_")

@@ -14,10 +14,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
@@ -65,7 +65,7 @@ func files(t *testing.T, objs []render.Object) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	for _, o := range objs {
-		y, err := yaml.Marshal(o.Obj)
+		y, err := objects.YAML(o.Obj)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -49,10 +49,23 @@ func Render(clusters []*model.Cluster, prev *Previous, opt Options) ([]Object, d
 	}
 	var out []Object
 	var rs diag.Results
+	seen := map[string]bool{}
 	for _, c := range clusters {
+		rs = append(rs, objects.Validate(c)...)
 		objs, crs := renderCluster(c, prev, opt)
-		out = append(out, objs...)
 		rs = append(rs, crs...)
+		for _, o := range objs {
+			// A key shared by the namespace's clusters (no clusterRef) is
+			// one Secret, rendered with the first cluster that uses it.
+			if s, ok := o.Obj.(*corev1.Secret); ok {
+				id := s.Namespace + "/" + s.Name
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+			}
+			out = append(out, o)
+		}
 	}
 	return out, rs
 }
@@ -103,7 +116,7 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 			cz, zrs := zonefile.Catalog(v.Catalog, members)
 			rs = append(rs, zrs...)
 			if cz != nil {
-				addZone(stateKey(v.Name, v.Catalog.ZoneName), v.Catalog.Src, cz, nil, fileName("catalog"+v.Name, v.Catalog.ZoneName),
+				addZone(stateKey(v.Name, v.Catalog.ZoneName), v.Catalog.Src, cz, nil, fileName("catalog", v.Name, v.Catalog.ZoneName),
 					func(p string) { plan.catalogs[v.Name] = p })
 			}
 		}
@@ -121,7 +134,7 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 			if z.Spec.SOA != nil {
 				explicit = z.Spec.SOA.Serial
 			}
-			name := fileName(v.Name, z.Name)
+			name := fileName("db", v.Name, z.Name)
 			k := zoneKey{v.Name, z.Name}
 			if z.Writable() {
 				dest := layout.DataDir + "/primary/" + name
@@ -149,7 +162,7 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 				continue
 			}
 			k := zoneKey{v.Name, p.ZoneName}
-			addZone(stateKey(v.Name, p.ZoneName), p.Src, pz, nil, fileName("rpz"+v.Name, p.ZoneName), func(path string) { plan.policies[k] = path })
+			addZone(stateKey(v.Name, p.ZoneName), p.Src, pz, nil, fileName("rpz", v.Name, p.ZoneName), func(path string) { plan.policies[k] = path })
 		}
 	}
 

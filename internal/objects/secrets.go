@@ -1,0 +1,132 @@
+package objects
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+)
+
+// Keys of a TSIG key Secret.
+const (
+	SecretKeyAlgorithm = "algorithm"
+	SecretKeyKeyName   = "keyName"
+	SecretKeySecret    = "secret"
+)
+
+// RNDCAlgorithm is the algorithm of the rndc control key.
+const RNDCAlgorithm = "hmac-sha256"
+
+// keySizes is the material length in bytes per TSIG algorithm: the digest
+// size, as tsig-keygen makes them.
+var keySizes = map[string]int{
+	"hmac-md5":    16,
+	"hmac-sha1":   20,
+	"hmac-sha224": 28,
+	"hmac-sha256": 32,
+	"hmac-sha384": 48,
+	"hmac-sha512": 64,
+}
+
+// KeySize returns the material length in bytes for a TSIG algorithm.
+func KeySize(algorithm string) (int, bool) {
+	n, ok := keySizes[strings.ToLower(algorithm)]
+	return n, ok
+}
+
+// NewKeyMaterial reads fresh key material for algorithm from r: crypto/rand's
+// Reader in production, a fixed reader in tests.
+func NewKeyMaterial(r io.Reader, algorithm string) ([]byte, error) {
+	n, ok := KeySize(algorithm)
+	if !ok {
+		return nil, fmt.Errorf("cannot generate TSIG key material: unknown algorithm %q (want one of hmac-md5, hmac-sha1, hmac-sha224, hmac-sha256, hmac-sha384, hmac-sha512)", algorithm)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, fmt.Errorf("cannot generate TSIG key material: %w", err)
+	}
+	return b, nil
+}
+
+// KeyConf renders a named.conf key statement:
+//
+//	key "<name>" {
+//		algorithm <alg>;
+//		secret "<b64>";
+//	};
+//
+// The name is quoted and escaped so it cannot close the statement.
+func KeyConf(name, algorithm string, secret []byte) string {
+	return fmt.Sprintf("key %s {\n\talgorithm %s;\n\tsecret %s;\n};\n",
+		quote(name), strings.ToLower(algorithm), quote(base64.StdEncoding.EncodeToString(secret)))
+}
+
+// quote returns s as a named.conf quoted string: backslash and double quote
+// escaped, control characters (which no valid name holds) dropped.
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case unicode.IsControl(r):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// TSIGSecret is the Secret of a generated TSIG key: algorithm, keyName,
+// secret (the base64 text of the material) and key.conf. The key's
+// secretTemplate labels and annotations are stamped on it; managed labels
+// win. It returns nil for an imported key: its Secret is managed elsewhere
+// and never written.
+func TSIGSecret(c *model.Cluster, k *model.Key, secret []byte) *corev1.Secret {
+	if k == nil || k.Import {
+		return nil
+	}
+	var userLabels, annotations map[string]string
+	if k.Template != nil {
+		userLabels, annotations = k.Template.Labels, k.Template.Annotations
+	}
+	alg := strings.ToLower(k.Algorithm)
+	if alg == "" {
+		alg = model.DefaultAlgorithm
+	}
+	return &corev1.Secret{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: objectMeta(c, k.SecretName, ComponentTSIG, userLabels, annotations),
+		Type:       corev1.SecretTypeOpaque,
+		Data: map[string][]byte{
+			SecretKeyAlgorithm: []byte(alg),
+			SecretKeyKeyName:   []byte(k.KeyName),
+			SecretKeySecret:    []byte(base64.StdEncoding.EncodeToString(secret)),
+			layout.KeyConfFile: []byte(KeyConf(k.KeyName, alg, secret)),
+		},
+	}
+}
+
+// RNDCSecret is the <cluster>-rndc Secret: rndc.key holds the
+// `key "bind-fn-rndc"` statement (hmac-sha256) that both named's controls
+// and rndc include.
+func RNDCSecret(c *model.Cluster, secret []byte) *corev1.Secret {
+	return &corev1.Secret{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: objectMeta(c, layout.RNDCSecretName(c.Name), ComponentRNDC, nil, nil),
+		Type:       corev1.SecretTypeOpaque,
+		Data: map[string][]byte{
+			layout.RNDCKeyFile: []byte(KeyConf(layout.RNDCKeyName, RNDCAlgorithm, secret)),
+		},
+	}
+}
