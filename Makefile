@@ -126,18 +126,21 @@ images: build
 	  -cmd 'copy-self /bind-fn/bin/bind-fn-agent'
 	$(call IMG,function-bind) -path-in-image /function-bind -entrypoint /function-bind
 
-## example: render examples/ with bin/fn-render (kpt's ResourceList in, out/example/ out)
-EXAMPLES ?= $(wildcard examples/*/)
+## example: render examples/authoritative and examples/resolver with kpt fn render into out/example/
 example: build tools
-	@if [ -z "$(EXAMPLES)" ]; then \
-	  echo "make example: TODO: no examples/<name>/ directories yet" >&2; exit 1; \
-	fi
 	@mkdir -p $(OUT)/example
-	@for d in $(EXAMPLES); do \
-	  n=$$(basename "$$d"); \
-	  echo "example: $$d -> out/example/$$n.yaml"; \
-	  $(BIN)/kpt fn source "$$d" | $(BIN)/fn-render > $(OUT)/example/$$n.yaml; \
+	@for n in authoritative resolver; do \
+	  rm -rf "$(OUT)/example/$$n"; cp -r "examples/$$n" "$(OUT)/example/$$n"; \
+	  sed -i -e 's#- image: .*/fn-validate:.*#- exec: $(BIN)/fn-validate#' \
+	         -e 's#- image: .*/fn-render:.*#- exec: $(BIN)/fn-render#' "$(OUT)/example/$$n/Kptfile"; \
+	  $(BIN)/kpt fn render --allow-exec "$(OUT)/example/$$n" >/dev/null; \
 	done
+	@echo "Rendered examples/authoritative and examples/resolver with kpt into out/example/:"
+	@cd $(OUT)/example && find . -path '*/rendered/*' -type f | sort | sed 's#^\./#  #'
+	@echo
+	@echo "--- named.conf of the authoritative primary (pod 0), from ConfigMap auth-config ---"
+	@$(BIN)/kpt fn source $(OUT)/example/authoritative/rendered 2>/dev/null | \
+	  go run ./hack/show-data -kind ConfigMap -name auth-config -key named.conf.primary
 
 clean:
 	rm -rf $(OUT) $(addprefix $(BIN)/,$(BINARIES) image)
