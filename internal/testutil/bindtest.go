@@ -208,14 +208,31 @@ func FreePort(t testing.TB) int {
 // output and the command's error (nil when BIND accepts the config).
 func CheckConf(t testing.TB, root, file string) (string, error) {
 	t.Helper()
-	out, err := exec.Command(BINDPath(t, "named-checkconf"), "-t", root, "-z", file).CombinedOutput()
+	out, err := Offline(t, BINDPath(t, "named-checkconf"), "-t", root, "-z", file).CombinedOutput()
 	return string(out), err
+}
+
+// Offline returns a command that cannot reach any network: BIND's checkers
+// look up out-of-zone MX, SRV and NS targets through the system resolver
+// when loading zones, and tests must send nothing off the machine. As root
+// the command runs in a fresh, empty network namespace (unshare -n); as
+// any other user it fails the test rather than risk the traffic.
+func Offline(t testing.TB, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Fatalf("%s must run in a private network namespace (unshare -n), which needs root", filepath.Base(name))
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Fatalf("unshare (util-linux) is missing: it keeps BIND's checkers off the network")
+	}
+	return exec.Command(unshare, append([]string{"-n", name}, args...)...)
 }
 
 // CheckZone runs `named-checkzone zone file` and returns the combined output
 // and the command's error (nil when BIND loads the zone).
 func CheckZone(t testing.TB, zone, file string) (string, error) {
 	t.Helper()
-	out, err := exec.Command(BINDPath(t, "named-checkzone"), zone, file).CombinedOutput()
+	out, err := Offline(t, BINDPath(t, "named-checkzone"), "-i", "local", zone, file).CombinedOutput()
 	return string(out), err
 }

@@ -1,0 +1,459 @@
+// Package zonefile builds BIND zone files from the resolved model: ordinary
+// zones (Build), RFC 9432 catalog zones (Catalog) and response policy zones
+// (Policy). Every record is a miekg/dns RR before it is text; user values go
+// through the real parser one at a time and must come out as exactly one RR
+// of the declared type. Output is sorted in RFC 4034 canonical order, so the
+// same input in any order gives the same bytes, and it carries a content
+// hash that ignores the SOA serial, from which NextSerial decides whether the
+// serial must move.
+package zonefile
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"sort"
+	"strings"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"github.com/miekg/dns"
+)
+
+// State is what survives between renders for one zone: its last serial and
+// content hash.
+type State struct {
+	Serial uint32
+	Hash   string
+}
+
+// Zone is a built zone: its RRs (without SOA) sorted canonically, and its
+// content hash.
+type Zone struct {
+	// Origin is the zone name, canonical with a trailing dot.
+	Origin string
+	// TTL is the zone's $TTL.
+	TTL uint32
+	// SOA has serial 0; Text sets the real one.
+	SOA *dns.SOA
+	// RRs are every other record, apex NS included, in canonical order.
+	RRs []dns.RR
+	// Hash is the hex SHA-256 of the zone's text without the SOA serial.
+	Hash string
+}
+
+// NextSerial is the SOA serial of a zone whose content hash is hash: an
+// explicit serial (spec.soa.serial) wins; without a previous render it is 1;
+// with unchanged content the previous serial stays; otherwise it is the
+// previous serial plus one in RFC 1982 arithmetic, skipping 0 on wrap.
+func NextSerial(prev *State, hash string, explicit *uint32) uint32 {
+	switch {
+	case explicit != nil:
+		return *explicit
+	case prev == nil:
+		return 1
+	case prev.Hash == hash && prev.Serial != 0:
+		return prev.Serial
+	}
+	if n := prev.Serial + 1; n != 0 {
+		return n
+	}
+	return 1
+}
+
+// Text is the zone file: $ORIGIN, $TTL, the SOA with serial, then the RRs,
+// each printed by miekg/dns on its own line.
+func (z *Zone) Text(serial uint32) []byte {
+	var b bytes.Buffer
+	soa := *z.SOA
+	soa.Serial = serial
+	fmt.Fprintf(&b, "$ORIGIN %s\n$TTL %d\n%s\n", z.Origin, z.TTL, soa.String())
+	for _, rr := range z.RRs {
+		b.WriteString(rr.String())
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// Parse reads a zone file (as Text writes it) into its RRs, SOA included.
+// $INCLUDE is refused.
+func Parse(text []byte, origin string) ([]dns.RR, error) {
+	return parseAll(string(text), dns.Fqdn(origin))
+}
+
+func contentHash(origin string, ttl uint32, soa *dns.SOA, rrs []dns.RR) string {
+	h := sha256.New()
+	writeHash(h, origin, ttl, soa, rrs)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func writeHash(h hash.Hash, origin string, ttl uint32, soa *dns.SOA, rrs []dns.RR) {
+	fmt.Fprintf(h, "$ORIGIN %s\n$TTL %d\n", origin, ttl)
+	// The SOA without its serial.
+	fmt.Fprintf(h, "%s%s %s %d %d %d %d\n", soa.Hdr.String(), soa.Ns, soa.Mbox, soa.Refresh, soa.Retry, soa.Expire, soa.Minttl)
+	for _, rr := range rrs {
+		fmt.Fprintf(h, "%s\n", rr.String())
+	}
+}
+
+// Build builds a primary zone from spec.soa, spec.nameservers, spec.records
+// and its DNSRecords. On any error it returns nil and the located results.
+func Build(z *model.Zone) (*Zone, diag.Results) {
+	b := newBuilder(z.Src, z.Name, "spec.zoneName")
+	sp := z.Spec
+	b.ttl = model.DefaultTTL
+	if sp.DefaultTTL != nil {
+		if *sp.DefaultTTL < 0 {
+			b.rs.Errorf(z.Src, "spec.defaultTTL", "defaultTTL %d is negative", *sp.DefaultTTL)
+		} else {
+			b.ttl = uint32(*sp.DefaultTTL)
+		}
+	}
+	if b.origin == "" {
+		return nil, b.rs
+	}
+
+	// Apex NS from spec.nameservers.
+	var ns []entry
+	for i, n := range sp.Nameservers {
+		f := fmt.Sprintf("spec.nameservers[%d]", i)
+		name, err := qualify(n, b.origin)
+		if err != nil {
+			b.rs.Errorf(z.Src, f, "cannot use nameserver: %v", err)
+			continue
+		}
+		ns = append(ns, entry{rr: &dns.NS{Hdr: b.hdr(b.origin, dns.TypeNS, b.ttl), Ns: name}, field: f})
+	}
+
+	soa := sp.SOA
+	if soa == nil {
+		soa = &v1alpha1.SOASpec{}
+	}
+	mname := "ns1." + b.origin
+	switch {
+	case soa.PrimaryNS != "":
+		n, err := qualify(soa.PrimaryNS, b.origin)
+		if err != nil {
+			b.rs.Errorf(z.Src, "spec.soa.primaryNS", "cannot use primaryNS: %v", err)
+		}
+		mname = n
+	case len(ns) > 0:
+		mname = ns[0].rr.(*dns.NS).Ns
+	}
+	rname := "hostmaster." + b.origin
+	if soa.Email != "" {
+		n, err := mailbox(soa.Email, b.origin)
+		if err != nil {
+			b.rs.Errorf(z.Src, "spec.soa.email", "cannot use email as the SOA RNAME: %v", err)
+		}
+		rname = n
+	}
+	b.soa = &dns.SOA{
+		Hdr:     b.hdr(b.origin, dns.TypeSOA, b.ttl),
+		Ns:      mname,
+		Mbox:    rname,
+		Refresh: b.timer(soa.Refresh, model.DefaultRefresh, "spec.soa.refresh", 1),
+		Retry:   b.timer(soa.Retry, model.DefaultRetry, "spec.soa.retry", 1),
+		Expire:  b.timer(soa.Expire, model.DefaultExpire, "spec.soa.expire", 1),
+		Minttl:  b.timer(soa.Minimum, model.DefaultMinimum, "spec.soa.minimum", 0),
+	}
+	nsField := "spec.nameservers"
+	if len(ns) == 0 && len(sp.Nameservers) == 0 {
+		// A zone needs an NS: without nameservers it is the MNAME.
+		ns = append(ns, entry{rr: &dns.NS{Hdr: b.hdr(b.origin, dns.TypeNS, b.ttl), Ns: mname}, field: nsField})
+	}
+	if len(ns) > 0 {
+		b.add(&rrset{src: z.Src, field: nsField, nameField: nsField, typ: dns.TypeNS, owner: b.origin, entries: ns})
+	}
+
+	for _, s := range z.RRsets {
+		b.addUser(s.Src, s.Field, s.Name, s.Type, s.TTL, s.Values)
+	}
+	return b.finish()
+}
+
+// timer is an SOA timer override or its default.
+func (b *builder) timer(v *int32, def uint32, field string, min int32) uint32 {
+	if v == nil {
+		return def
+	}
+	if *v < min {
+		b.rs.Errorf(b.src, field, "%d is below the minimum of %d", *v, min)
+		return def
+	}
+	return uint32(*v)
+}
+
+// builder collects the RRsets of one zone and checks them as a whole.
+type builder struct {
+	src    diag.Source
+	origin string
+	ttl    uint32
+	soa    *dns.SOA
+	rs     diag.Results
+	sets   map[setKey]*rrset
+	order  []*rrset
+}
+
+type setKey struct {
+	owner string
+	typ   uint16
+}
+
+// rrset is one RRset and where it was defined.
+type rrset struct {
+	src       diag.Source
+	field     string // the whole definition: spec.records[3], spec, spec.rules[2]
+	nameField string // its owner: spec.records[3].name
+	owner     string
+	typ       uint16
+	entries   []entry
+}
+
+type entry struct {
+	rr    dns.RR
+	field string // the value: spec.records[3].values[1]
+}
+
+func (s *rrset) where() string {
+	if s.field == "" {
+		return s.src.Ref.String()
+	}
+	return s.src.Ref.String() + " " + s.field
+}
+
+// newBuilder validates the zone name; on error b.origin stays empty.
+func newBuilder(src diag.Source, zone, zoneField string) *builder {
+	b := &builder{src: src, sets: map[setKey]*rrset{}}
+	o, err := absolute(zone)
+	if err != nil {
+		b.rs.Errorf(src, zoneField, "cannot use zone name: %v", err)
+		return b
+	}
+	b.origin = o
+	return b
+}
+
+func (b *builder) hdr(owner string, typ uint16, ttl uint32) dns.RR_Header {
+	return dns.RR_Header{Name: owner, Rrtype: typ, Class: dns.ClassINET, Ttl: ttl}
+}
+
+// owner qualifies a record name and checks that it is inside the zone.
+func (b *builder) owner(name string) (string, error) {
+	o, err := qualify(name, b.origin)
+	if err != nil {
+		return "", err
+	}
+	if !inZone(o, b.origin) {
+		return "", fmt.Errorf("%q is outside zone %q: use a name relative to the zone, or an absolute name ending in %q", o, b.origin, "."+strings.TrimSuffix(b.origin, ".")+".")
+	}
+	return o, nil
+}
+
+// addUser parses one RRset as the user wrote it (spec.records[i] or a
+// DNSRecord's spec) and adds it.
+func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, values []string) {
+	ok := true
+	owner, err := b.owner(name)
+	if err != nil {
+		b.rs.Errorf(src, field+".name", "cannot use owner name: %v", err)
+		ok = false
+	}
+	t, tname, err := rrType(typ)
+	if err != nil {
+		b.rs.Errorf(src, field+".type", "%v", err)
+		return
+	}
+	switch {
+	case t == dns.TypeSOA:
+		b.rs.Errorf(src, field+".type", "the SOA record is generated: set BindZone.spec.soa instead")
+		return
+	case !ok:
+		return
+	case t == dns.TypeNS && owner == b.origin:
+		b.rs.Errorf(src, field+".name", "an apex NS RRset cannot be set here: BIND ignores an RRset-wide delete at a zone apex, so it could only ever grow; list the nameservers in BindZone.spec.nameservers")
+		return
+	case t == dns.TypeCNAME && owner == b.origin:
+		b.rs.Errorf(src, field+".type", "a CNAME cannot be at the zone apex %q, which holds the SOA and NS", owner)
+		return
+	case t == dns.TypeDS && owner == b.origin:
+		b.rs.Errorf(src, field+".type", "a DS record belongs in the parent zone, not at the apex %q", owner)
+		return
+	}
+	rttl := b.ttl
+	if ttl != nil {
+		if *ttl < 0 {
+			b.rs.Errorf(src, field+".ttl", "ttl %d is negative", *ttl)
+			return
+		}
+		rttl = uint32(*ttl)
+	}
+	if len(values) == 0 {
+		b.rs.Errorf(src, field+".values", "an RRset needs at least one value")
+		return
+	}
+	set := &rrset{src: src, field: field, nameField: field + ".name", owner: owner, typ: t}
+	for i, v := range values {
+		f := fmt.Sprintf("%s.values[%d]", field, i)
+		rr, err := parseValue(owner, rttl, t, tname, v, b.origin)
+		if err != nil {
+			b.rs.Errorf(src, f, "cannot parse value for type %s: %v", tname, err)
+			ok = false
+			continue
+		}
+		set.entries = append(set.entries, entry{rr: rr, field: f})
+		if tok := zoneSuffixed(v, b.origin); tok != "" {
+			b.rs.Warnf(src, f, "%q has no trailing dot, so it is relative to the zone and means %s.%s; write %q if you meant the absolute name", tok, tok, b.origin, tok+".")
+		}
+	}
+	if ok {
+		b.add(set)
+	}
+}
+
+// add records an RRset; the same owner and type twice is an error that
+// names the first definition.
+func (b *builder) add(s *rrset) {
+	k := setKey{s.owner, s.typ}
+	if first := b.sets[k]; first != nil {
+		b.rs.Errorf(s.src, s.field, "RRset %s %s is already defined by %s: one definition per name and type; merge the values there", s.owner, dns.Type(s.typ), first.where())
+		return
+	}
+	b.sets[k] = s
+	b.order = append(b.order, s)
+}
+
+// finish dedups, checks the zone as a whole and sorts it.
+func (b *builder) finish() (*Zone, diag.Results) {
+	byOwner := map[string][]*rrset{}
+	for _, s := range b.order {
+		s.entries = dedup(s.entries)
+		byOwner[s.owner] = append(byOwner[s.owner], s)
+	}
+	for _, s := range b.order {
+		b.checkSet(s, byOwner[s.owner])
+	}
+	if b.rs.HasErrors() {
+		return nil, b.rs
+	}
+	var rrs []dns.RR
+	for _, s := range b.order {
+		for _, e := range s.entries {
+			rrs = append(rrs, e.rr)
+		}
+	}
+	sortCanonical(rrs)
+	return &Zone{Origin: b.origin, TTL: b.ttl, SOA: b.soa, RRs: rrs, Hash: contentHash(b.origin, b.ttl, b.soa, rrs)}, b.rs
+}
+
+// checkSet checks one RRset against the others at its owner and the zone.
+func (b *builder) checkSet(s *rrset, atOwner []*rrset) {
+	for _, e := range s.entries[1:] {
+		if e.rr.Header().Ttl != s.entries[0].rr.Header().Ttl {
+			b.rs.Errorf(s.src, e.field, "TTL %d differs from %d of the other records of RRset %s %s: one RRset has one TTL", e.rr.Header().Ttl, s.entries[0].rr.Header().Ttl, s.owner, dns.Type(s.typ))
+		}
+	}
+	switch s.typ {
+	case dns.TypeCNAME, dns.TypeDNAME:
+		if len(s.entries) > 1 {
+			b.rs.Errorf(s.src, s.entries[1].field, "a %s RRset holds exactly one value", dns.Type(s.typ))
+		}
+	}
+	if s.typ == dns.TypeCNAME {
+		for _, o := range atOwner {
+			if o == s || o.typ == dns.TypeRRSIG || o.typ == dns.TypeNSEC {
+				continue
+			}
+			b.rs.Errorf(s.src, s.nameField, "a CNAME at %s cannot share its name with other data, but %s defines %s there: remove one of them", s.owner, o.where(), dns.Type(o.typ))
+		}
+	}
+	if s.typ == dns.TypeNS {
+		for _, e := range s.entries {
+			target := dns.CanonicalName(e.rr.(*dns.NS).Ns)
+			if !inZone(target, b.origin) || b.sets[setKey{target, dns.TypeA}] != nil || b.sets[setKey{target, dns.TypeAAAA}] != nil {
+				continue
+			}
+			switch {
+			case s.owner != b.origin:
+				// BIND loads a delegation without glue, but nobody can follow it.
+				b.rs.Warnf(s.src, e.field, "nameserver %s of delegation %s is inside zone %s but has no A or AAAA record (glue): resolvers cannot reach it; add its address", target, s.owner, b.origin)
+			case e.field == "spec.nameservers":
+				b.rs.Errorf(s.src, e.field, "the zone has no nameservers, so its NS is the SOA MNAME %s, which is inside the zone and has no A or AAAA record: list the nameservers in spec.nameservers, or add an address record for %s", target, target)
+			default:
+				b.rs.Errorf(s.src, e.field, "nameserver %s is inside zone %s but has no A or AAAA record, so BIND refuses to load the zone: add its address", target, b.origin)
+			}
+		}
+	}
+}
+
+// dedup drops RRs identical to an earlier one (case-insensitive names, TTL
+// aside). It sorts by RDATA text first so the RR kept does not depend on
+// input order. Only RRs whose RDATA texts match case-insensitively can be
+// duplicates, so dns.IsDuplicate runs within those buckets only.
+func dedup(es []entry) []entry {
+	sort.SliceStable(es, func(i, j int) bool { return rdataText(es[i].rr) < rdataText(es[j].rr) })
+	out := es[:0:0]
+	kept := map[string][]dns.RR{}
+	for _, e := range es {
+		k := strings.ToLower(rdataText(e.rr))
+		dup := false
+		for _, o := range kept[k] {
+			if dns.IsDuplicate(o, e.rr) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			kept[k] = append(kept[k], e.rr)
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// sortCanonical sorts RRs by owner in RFC 4034 §6.1 canonical order, then
+// type number, then RDATA text.
+func sortCanonical(rrs []dns.RR) {
+	type key struct {
+		name  nameKey
+		typ   uint16
+		rdata string
+	}
+	keys := make(map[dns.RR]key, len(rrs))
+	for _, rr := range rrs {
+		keys[rr] = key{newNameKey(rr.Header().Name), rr.Header().Rrtype, rdataText(rr)}
+	}
+	sort.SliceStable(rrs, func(i, j int) bool {
+		a, b := keys[rrs[i]], keys[rrs[j]]
+		if c := compareNameKeys(a.name, b.name); c != 0 {
+			return c < 0
+		}
+		if a.typ != b.typ {
+			return a.typ < b.typ
+		}
+		return a.rdata < b.rdata
+	})
+}
+
+// zoneSuffixed finds the classic zone-file slip: a name in a value written
+// as the absolute name without its trailing dot ("www.example.com" in zone
+// example.com.), which the parser rightly reads as www.example.com.example.com.
+func zoneSuffixed(value, origin string) string {
+	zone := strings.TrimSuffix(origin, ".")
+	if zone == "" {
+		return ""
+	}
+	for _, tok := range strings.Fields(value) {
+		if strings.ContainsAny(tok, `"\`) {
+			continue
+		}
+		l := strings.ToLower(tok)
+		if l == zone || strings.HasSuffix(l, "."+zone) {
+			return tok
+		}
+	}
+	return ""
+}
