@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/net/idna"
+
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
@@ -51,9 +53,23 @@ type builder struct {
 	views    map[nsName]map[string]*View // by object name
 }
 
-// CanonicalName lower-cases a domain name and gives it a trailing dot.
+// CanonicalName lower-cases a domain name, writes internationalized labels
+// in their ASCII (punycode) form, and gives it a trailing dot. A label that
+// is not valid IDNA is kept as written, for the validator to report.
 func CanonicalName(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			labels := strings.Split(s, ".")
+			for j, l := range labels {
+				if a, err := idna.Lookup.ToASCII(l); err == nil && l != "" {
+					labels[j] = a
+				}
+			}
+			s = strings.Join(labels, ".")
+			break
+		}
+	}
 	if !strings.HasSuffix(s, ".") {
 		s += "."
 	}
