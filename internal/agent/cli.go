@@ -1,0 +1,165 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+const usageText = `bind-fn-agent: runs named in a bind-fn pod.
+
+Usage:
+  bind-fn-agent run [flags]        prepare files, run named -g, apply config changes
+  bind-fn-agent copy-self DEST     copy this binary to DEST (a file, or a directory
+                                   to hold bind-fn-agent); the init container runs it
+
+Exit status: named's, 1 on a runtime failure, 2 on a bad flag or a missing or
+invalid file at start.
+
+Flags of run:
+`
+
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, " ") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// ParseFlags parses `run` flags into Options. getenv supplies $HOSTNAME.
+func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Options, error) {
+	o := DefaultOptions()
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprint(out, usageText)
+		fs.PrintDefaults()
+	}
+	var namedArgs stringList
+	var debug bool
+	fs.StringVar(&o.ConfigFile, "config", o.ConfigFile, "agent.json; its directory is watched as the config mount")
+	fs.StringVar(&o.Hostname, "hostname", getenv("HOSTNAME"), "pod hostname; the ordinal after the last '-' picks the role (0 = primary)")
+	fs.IntVar(&o.Ordinal, "ordinal", o.Ordinal, "StatefulSet ordinal, overriding --hostname when >= 0")
+	fs.StringVar(&o.Named, "named", o.Named, "named binary")
+	fs.StringVar(&o.NamedCheckconf, "named-checkconf", o.NamedCheckconf, "named-checkconf binary")
+	fs.StringVar(&o.RNDC, "rndc", o.RNDC, "rndc binary")
+	fs.Var(&namedArgs, "named-arg", "extra argument for named (repeatable)")
+	fs.StringVar(&o.User, "user", o.User, "when running as root: run named -u USER and give USER the run and data directories")
+	fs.StringVar(&o.RunDir, "run-dir", o.RunDir, "writable runtime directory (named.conf link, servers.conf, key includes, rndc key)")
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "named's writable data directory")
+	fs.StringVar(&o.ZonesDir, "zones-dir", o.ZonesDir, "zones ConfigMap mounts, watched")
+	fs.StringVar(&o.KeysDir, "keys-dir", o.KeysDir, "TSIG key Secret mounts, watched")
+	fs.StringVar(&o.RNDCDir, "rndc-dir", o.RNDCDir, "rndc Secret mount (optional: without it the agent generates a key)")
+	fs.StringVar(&o.StateFile, "state-file", o.StateFile, "RRsets the agent owns in dynamic zones (default DATA-DIR/bind-fn-agent-state.json)")
+	fs.StringVar(&o.Listen, "listen", o.Listen, `HTTP address for /metrics /status /readyz (default ":<metricsPort>"; "off" disables)`)
+	fs.StringVar(&o.DNSAddr, "dns-addr", o.DNSAddr, "local named address for readiness queries and UPDATEs")
+	fs.StringVar(&o.RNDCServer, "rndc-server", o.RNDCServer, "named control channel address")
+	fs.IntVar(&o.RNDCPort, "rndc-port", o.RNDCPort, "named control channel port")
+	fs.DurationVar(&o.ResolveInterval, "resolve-interval", o.ResolveInterval, "peer re-resolution interval (default agent.json resolveIntervalSeconds, else 10s)")
+	fs.DurationVar(&o.PollInterval, "poll-interval", o.PollInterval, "how often mounted files are checked for changes")
+	fs.DurationVar(&o.ConvergeInterval, "converge-interval", o.ConvergeInterval, "dynamic zone re-convergence interval")
+	fs.DurationVar(&o.ReadyInterval, "ready-interval", o.ReadyInterval, "zone readiness check interval")
+	fs.DurationVar(&o.PrimaryWait, "primary-wait", o.PrimaryWait, "how long a secondary waits for its primaries to resolve before giving up")
+	fs.BoolVar(&o.HiddenPrimary, "hidden-primary", false, "on ordinal 0, /readyz always answers 503 so the serve Service selects only secondaries")
+	fs.BoolVar(&o.Once, "once", false, "prepare files and check the config, then exit without starting named")
+	fs.BoolVar(&debug, "debug", false, "debug logging")
+	if err := fs.Parse(args); err != nil {
+		return o, &UsageError{err}
+	}
+	if fs.NArg() > 0 {
+		return o, &UsageError{fmt.Errorf("unexpected arguments: %q", fs.Args())}
+	}
+	if o.RNDCPort <= 0 || o.RNDCPort > 65535 {
+		return o, &UsageError{fmt.Errorf("--rndc-port: %d is not a port", o.RNDCPort)}
+	}
+	o.NamedArgs = namedArgs
+	level := slog.LevelInfo
+	if debug {
+		level = slog.LevelDebug
+	}
+	o.Log = slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level}))
+	o.Output = out
+	return o, nil
+}
+
+// Main is the whole CLI; it returns the exit status.
+func Main(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usageText)
+		return 2
+	}
+	switch args[0] {
+	case "run":
+		o, err := ParseFlags(args[1:], getenv, stderr)
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "bind-fn-agent: %v\n", err)
+			return 2
+		}
+		a, err := New(o)
+		if err != nil {
+			fmt.Fprintf(stderr, "bind-fn-agent: %v\n", err)
+			return 2
+		}
+		return exitCode(stderr, a.Run(ctx))
+	case "copy-self":
+		if len(args) != 2 {
+			fmt.Fprintln(stderr, "bind-fn-agent: usage: bind-fn-agent copy-self DEST")
+			return 2
+		}
+		self, err := os.Executable()
+		if err == nil {
+			err = CopySelf(self, args[1])
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "bind-fn-agent: %v\n", err)
+			return 1
+		}
+		return 0
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stderr, usageText)
+		_, _ = ParseFlags([]string{"-h"}, getenv, stderr)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "bind-fn-agent: unknown command %q\n%s", args[0], usageText)
+		return 2
+	}
+}
+
+func exitCode(stderr io.Writer, err error) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "bind-fn-agent: %v\n", err)
+	var ue *UsageError
+	var ne *NamedExitError
+	switch {
+	case errors.As(err, &ue):
+		return 2
+	case errors.As(err, &ne):
+		return ne.Code
+	}
+	return 1
+}
+
+// CopySelf copies the binary src to dest (or dest/bind-fn-agent when dest is
+// a directory), executable, replacing any previous copy atomically.
+func CopySelf(src, dest string) error {
+	if fi, err := os.Stat(dest); err == nil && fi.IsDir() {
+		dest = filepath.Join(dest, "bind-fn-agent")
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return fmt.Errorf("cannot copy the agent: %w", err)
+	}
+	if _, err := WriteFileAtomic(dest, b, 0o755); err != nil {
+		return fmt.Errorf("cannot copy the agent: %w", err)
+	}
+	return nil
+}

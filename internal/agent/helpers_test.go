@@ -1,0 +1,277 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/internal/agent/kubeletdir"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+)
+
+// requireBIND fails the test when BIND's tools are missing, unless
+// BINDFN_SKIP_BIND=1 asks to skip.
+func requireBIND(t *testing.T) {
+	t.Helper()
+	if os.Getenv("BINDFN_SKIP_BIND") == "1" {
+		t.Skip("BINDFN_SKIP_BIND=1")
+	}
+	for _, b := range []string{"named", "named-checkconf", "rndc"} {
+		if _, err := exec.LookPath(b); err != nil {
+			t.Fatalf("%s is missing (install Debian's bind9 bind9-utils, or set BINDFN_SKIP_BIND=1): %v", b, err)
+		}
+	}
+}
+
+// freePort returns a port free for both TCP and UDP on 127.0.0.1.
+func freePort(t *testing.T) int {
+	t.Helper()
+	for range 50 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		u, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", port))
+		l.Close()
+		if err == nil {
+			u.Close()
+			return port
+		}
+	}
+	t.Fatal("no free port")
+	return 0
+}
+
+// syncBuffer collects logs from goroutines; dumped when a test fails.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// fakeResolver answers from a map, changeable while the agent runs.
+type fakeResolver struct {
+	mu    sync.Mutex
+	hosts map[string][]string
+}
+
+func (f *fakeResolver) set(host string, ips ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.hosts == nil {
+		f.hosts = map[string][]string{}
+	}
+	f.hosts[host] = ips
+}
+
+func (f *fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ips, ok := f.hosts[host]
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	var out []net.IPAddr
+	for _, s := range ips {
+		out = append(out, net.IPAddr{IP: net.ParseIP(s)})
+	}
+	return out, nil
+}
+
+// lab is one pod's file system in temporary directories, laid out like the
+// pod's mounts (kubelet-style ConfigMap and Secret volumes).
+type lab struct {
+	t                                                   *testing.T
+	root, configDir, zonesDir, keysDir, runDir, dataDir string
+	port, rndcPort                                      int
+	secret                                              string
+	logs                                                *syncBuffer
+}
+
+func newLab(t *testing.T) *lab {
+	t.Helper()
+	root := t.TempDir()
+	l := &lab{
+		t: t, root: root,
+		configDir: filepath.Join(root, "config"),
+		zonesDir:  filepath.Join(root, "zones"),
+		keysDir:   filepath.Join(root, "keys"),
+		runDir:    filepath.Join(root, "run"),
+		dataDir:   filepath.Join(root, "data"),
+		port:      freePort(t),
+		rndcPort:  freePort(t),
+		secret:    base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef")),
+		logs:      &syncBuffer{},
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("agent and named output:\n%s", l.logs.String())
+		}
+	})
+	return l
+}
+
+func (l *lab) addr() string { return fmt.Sprintf("127.0.0.1:%d", l.port) }
+
+// fixture reads testdata/bind/<name> and fills its placeholders.
+func (l *lab) fixture(name string, vars map[string]string) []byte {
+	l.t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "bind", name))
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	all := map[string]string{
+		"@DATA@": l.dataDir, "@RUN@": l.runDir, "@ZONES@": l.zonesDir, "@KEYS@": l.keysDir,
+		"@PORT@": strconv.Itoa(l.port), "@RNDCPORT@": strconv.Itoa(l.rndcPort), "@EXTRA@": "",
+	}
+	for k, v := range vars {
+		all[k] = v
+	}
+	s := string(b)
+	for k, v := range all {
+		s = strings.ReplaceAll(s, k, v)
+	}
+	return []byte(s)
+}
+
+// writeConfig swaps the config volume the kubelet way.
+func (l *lab) writeConfig(primary, secondary []byte, doc layout.AgentConfigDoc) {
+	l.t.Helper()
+	js, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	if err := kubeletdir.Write(l.configDir, map[string][]byte{
+		layout.NamedConfPrimary: primary, layout.NamedConfSecondary: secondary, layout.AgentConfig: js,
+	}); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+func (l *lab) writeZones(files map[string][]byte) {
+	l.t.Helper()
+	if err := kubeletdir.Write(filepath.Join(l.zonesDir, "0"), files); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+func (l *lab) writeKey(secret, value string) {
+	l.t.Helper()
+	if err := kubeletdir.Write(filepath.Join(l.keysDir, secret), map[string][]byte{"secret": []byte(value), "algorithm": []byte("hmac-sha256")}); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+// options returns agent options pointing at the lab.
+func (l *lab) options(ordinal int, r Resolver) Options {
+	o := DefaultOptions()
+	o.ConfigFile = filepath.Join(l.configDir, layout.AgentConfig)
+	o.Ordinal = ordinal
+	o.RunDir, o.DataDir, o.ZonesDir, o.KeysDir = l.runDir, l.dataDir, l.zonesDir, l.keysDir
+	o.RNDCDir = filepath.Join(l.root, "no-rndc-secret")
+	o.Listen = "127.0.0.1:0"
+	o.DNSAddr = l.addr()
+	o.RNDCPort = l.rndcPort
+	o.ResolveInterval = 200 * time.Millisecond
+	o.PollInterval = 100 * time.Millisecond
+	o.ConvergeInterval = 5 * time.Second
+	o.ReadyInterval = 100 * time.Millisecond
+	o.PrimaryWait = 20 * time.Second
+	o.Resolver = r
+	o.Log = slog.New(slog.NewTextHandler(l.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	o.Output = l.logs
+	return o
+}
+
+// run starts the agent; the returned function stops it and returns Run's error.
+func (l *lab) run(o Options) (*Agent, func() error) {
+	l.t.Helper()
+	a, err := New(o)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	var once sync.Once
+	var runErr error
+	stop := func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case runErr = <-done:
+			case <-time.After(30 * time.Second):
+				runErr = errors.New("agent did not stop")
+			}
+		})
+		return runErr
+	}
+	l.t.Cleanup(func() { _ = stop() })
+	return a, stop
+}
+
+// waitFor polls cond until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for time.Since(start) < timeout {
+		if cond() {
+			return time.Since(start)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %s waiting for %s", timeout, what)
+	return 0
+}
+
+// query asks addr for name/type without recursion.
+func query(addr, name string, typ uint16) (*dns.Msg, error) {
+	m := new(dns.Msg)
+	m.SetQuestion(dns.Fqdn(name), typ)
+	m.RecursionDesired = false
+	c := &dns.Client{Net: "udp", Timeout: time.Second}
+	r, _, err := c.Exchange(m, addr)
+	return r, err
+}
+
+// answers returns the rdata of name/type at addr as strings, sorted by the server.
+func answers(addr, name string, typ uint16) []string {
+	r, err := query(addr, name, typ)
+	if err != nil || r.Rcode != dns.RcodeSuccess {
+		return nil
+	}
+	var out []string
+	for _, rr := range r.Answer {
+		if rr.Header().Rrtype == typ {
+			out = append(out, strings.TrimPrefix(rr.String(), rr.Header().String()))
+		}
+	}
+	return out
+}

@@ -1,0 +1,83 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fakeNamed writes a shell script standing in for named.
+func fakeNamed(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "named")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestNamedSupervision(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		named    string
+		signal   os.Signal
+		wantCode int // -1: Run returns nil
+	}{
+		"NamedDies": {reason: "named exiting on its own ends the agent with named's status",
+			named: "exit 3", wantCode: 3},
+		"NamedDiesCleanly": {reason: "named exiting 0 unasked is still a failure",
+			named: "exit 0", wantCode: 1},
+		"SIGTERMForwarded": {reason: "SIGTERM reaches named, whose clean exit is the agent's",
+			named: `trap 'exit 0' TERM; while :; do sleep 0.05; done`, signal: syscall.SIGTERM, wantCode: -1},
+		"SIGTERMStatus": {reason: "named's status after a forwarded signal is kept",
+			named: `trap 'exit 7' TERM; while :; do sleep 0.05; done`, signal: syscall.SIGTERM, wantCode: 7},
+		"SIGHUPForwarded": {reason: "SIGHUP is forwarded and named keeps running",
+			named: `trap 'exit 9' HUP; while :; do sleep 0.05; done`, signal: syscall.SIGHUP, wantCode: 9},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			l := newLab(t)
+			l.writeKey("upd-tsig", l.secret)
+			l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+			l.writeConfig([]byte("# p\n"), []byte("# s\n"), l.primaryDoc(nil))
+			o := l.options(0, &fakeResolver{})
+			o.Named, o.NamedCheckconf, o.RNDC = fakeNamed(t, tc.named), "true", "true"
+			o.Listen = "off"
+			sigs := make(chan os.Signal, 1)
+			o.Signals = sigs
+			started := make(chan struct{})
+			o.Started = func(string) { close(started) }
+			a, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- a.Run(context.Background()) }()
+			<-started
+			if tc.signal != nil {
+				time.Sleep(200 * time.Millisecond) // let the script set its trap
+				sigs <- tc.signal
+			}
+			var err2 error
+			select {
+			case err2 = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: agent did not return", tc.reason)
+			}
+			var ne *NamedExitError
+			switch {
+			case tc.wantCode == -1 && err2 != nil:
+				t.Errorf("%s: Run = %v, want nil", tc.reason, err2)
+			case tc.wantCode >= 0 && (!errors.As(err2, &ne) || ne.Code != tc.wantCode):
+				t.Errorf("%s: Run = %v, want named exit %d", tc.reason, err2, tc.wantCode)
+			}
+			if a.State().Metric("bindfn_agent_named_up") != 0 {
+				t.Errorf("%s: named_up still 1", tc.reason)
+			}
+		})
+	}
+}
