@@ -1,0 +1,43 @@
+// Command function-bind is the bind-fn Crossplane composition function: an
+// XBindCluster in, the StatefulSet, Services, ConfigMaps and Secrets of a
+// BIND cluster out, through the same pure pipeline as fn-render.
+package main
+
+import (
+	"github.com/alecthomas/kong"
+
+	"github.com/crossplane/function-sdk-go"
+	"github.com/crossplane/function-sdk-go/logging"
+
+	"git.unkin.net/unkin/bind-fn/internal/xfn"
+)
+
+// CLI of the function.
+type CLI struct {
+	Debug bool `help:"Emit debug logs in addition to info logs." short:"d"`
+
+	Network           string `default:"tcp"   help:"Network on which to listen for gRPC connections."`
+	Address           string `default:":9443" help:"Address at which to listen for gRPC connections."`
+	TLSServerCertsDir string `env:"TLS_SERVER_CERTS_DIR" help:"Directory containing server certs (tls.key, tls.crt) and the CA used to verify client certificates (ca.crt)."`
+	Insecure          bool   `help:"Run without mTLS credentials. If you supply this flag --tls-server-certs-dir will be ignored."`
+	MaxRecvMsgSize    int    `default:"16" help:"Maximum size of received messages in MiB. Above Crossplane's 4 MiB so an over-size XR reaches the function and ends in a clear Fatal result rather than a gRPC error."`
+	MaxResponseSize   int    `default:"4" help:"Largest response in MiB: Crossplane's gRPC client refuses bigger ones. A bigger desired state ends in a Fatal result."`
+}
+
+// Run this function.
+func (c *CLI) Run() error {
+	log, err := logging.NewLogger(c.Debug)
+	if err != nil {
+		return err
+	}
+	return function.Serve(&xfn.Function{Log: log, MaxResponseBytes: c.MaxResponseSize << 20},
+		function.Listen(c.Network, c.Address),
+		function.MTLSCertificates(c.TLSServerCertsDir),
+		function.Insecure(c.Insecure),
+		function.MaxRecvMessageSize(c.MaxRecvMsgSize<<20))
+}
+
+func main() {
+	ctx := kong.Parse(&CLI{}, kong.Description("A Crossplane composition function that renders BIND 9 clusters."))
+	ctx.FatalIfErrorf(ctx.Run())
+}
