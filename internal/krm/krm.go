@@ -55,6 +55,9 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 	}
 	objs, prs := pipeline.Run(in, render.Options{Rand: r})
 	rs = append(rs, prs...)
+	// Results describe this run only: a ResourceList that carries the
+	// results of an earlier run (our own output fed back) must not pile up.
+	rl.Results = nil
 	for _, res := range rs {
 		rl.Results = append(rl.Results, toResult(res))
 	}
@@ -162,8 +165,20 @@ func toResult(r diag.Result) *fn.Result {
 	}
 	if r.Source.File != "" {
 		out.File = &fn.File{Path: r.Source.File, Index: r.Source.Index}
+		// kpt prints resourceRef, field and message, never file: name the
+		// file in the message so a user finds the line.
+		out.Message = fmt.Sprintf("%s (%s)", r.Message, fileRef(r.Source))
 	}
 	return out
+}
+
+// fileRef is "file" or, for the second and later object of a file,
+// "file#index".
+func fileRef(src diag.Source) string {
+	if src.Index > 0 {
+		return fmt.Sprintf("%s#%d", src.File, src.Index)
+	}
+	return src.File
 }
 
 func toKubeObject(o render.Object) (*fn.KubeObject, error) {

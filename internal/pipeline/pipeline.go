@@ -37,6 +37,7 @@ func Run(in Input, opt render.Options) ([]render.Object, diag.Results) {
 	}
 	objs, rrs := render.Render(clusters, prev, opt)
 	rs = append(rs, rrs...)
+	rs = append(rs, validate.CheckRendered(clusters, objs)...)
 	rs.Sort()
 	rs = dedupe(rs)
 	if rs.HasErrors() {

@@ -1,0 +1,157 @@
+package validate
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+)
+
+// zoneNameChars: zone names hold letters, digits, '-', '_' and dots (and
+// non-ASCII letters, which become punycode). Anything else either breaks
+// BIND's check-names for the zone's own records or has no place in a file
+// name and a named.conf string.
+func zoneNameChars(s string) error {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 0x80 || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return fmt.Errorf("the zone name %q holds %q: use letters, digits, '-', '_' and dots", s, rune(c))
+		}
+	}
+	return nil
+}
+
+// zonefileRejects reports whether the zone-file builder refuses the name
+// itself (so this package need not report it again).
+func zonefileRejects(name string) bool {
+	return strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || r == 0x7f || strings.ContainsRune(`;()"$@`, r) }) && name != "@"
+}
+
+// qualifyLoose makes a user name absolute for the host-name check.
+func qualifyLoose(name, origin string) string {
+	switch {
+	case name == "" || name == "@":
+		return origin
+	case strings.HasSuffix(name, "."):
+		return name
+	}
+	return name + "." + origin
+}
+
+var ldh = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
+
+// hostname reports whether an absolute name passes BIND's check-names for
+// host names (letters, digits and inner hyphens; a leading * label when
+// wildcard). Non-ASCII labels are left to the zone-file builder (punycode).
+func hostname(abs string, wildcard bool) bool {
+	labels := dns.SplitDomainName(abs)
+	for i, l := range labels {
+		if i == 0 && wildcard && l == "*" {
+			continue
+		}
+		if strings.ContainsFunc(l, func(r rune) bool { return r >= 0x80 }) {
+			continue
+		}
+		if !ldh.MatchString(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkNames: BIND loads primary zones with check-names fail, so the owner
+// of an A or AAAA record, every NS and MX target, the SOA MNAME and the
+// domain of its RNAME must be host names, or the zone does not load.
+func checkNames(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	for _, v := range c.Views {
+		if v.Catalog != nil {
+			if err := zoneNameChars(strings.TrimSuffix(v.Catalog.ZoneName, ".")); err != nil && !zonefileRejects(v.Catalog.ZoneName) {
+				rs.Errorf(v.Catalog.Src, "spec.zoneName", "cannot use catalog zone name: %v", err)
+			}
+		}
+		for _, p := range v.Policies {
+			if err := zoneNameChars(strings.TrimSuffix(p.ZoneName, ".")); err != nil && !zonefileRejects(p.Spec.ZoneName) {
+				rs.Errorf(p.Src, "spec.zoneName", "cannot use policy zone name: %v", err)
+			}
+		}
+		for _, z := range v.Zones {
+			if z.Spec.Type != v1alpha1.ZonePrimary {
+				continue
+			}
+			if err := zoneNameChars(strings.TrimSuffix(z.Spec.ZoneName, ".")); err != nil {
+				if !zonefileRejects(z.Spec.ZoneName) {
+					rs.Errorf(z.Src, "spec.zoneName", "cannot use zone name: %v", err)
+				}
+				continue
+			}
+			if zoneName(z.Spec.ZoneName) != nil {
+				continue // the zone-file builder reports it
+			}
+			origin := z.Name
+			host := func(src diag.Source, field, name string, wildcard bool, what string) {
+				if zonefileRejects(name) {
+					return
+				}
+				if abs := qualifyLoose(name, origin); !hostname(abs, wildcard) {
+					rs.Errorf(src, field, "cannot use %q as %s: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", name, what)
+				}
+			}
+			for i, n := range z.Spec.Nameservers {
+				host(z.Src, fmt.Sprintf("spec.nameservers[%d]", i), n, false, "a nameserver")
+			}
+			if soa := z.Spec.SOA; soa != nil {
+				if soa.PrimaryNS != "" {
+					host(z.Src, "spec.soa.primaryNS", soa.PrimaryNS, false, "the SOA primary nameserver")
+				}
+				if i := strings.LastIndexByte(soa.Email, '@'); i >= 0 && i+1 < len(soa.Email) {
+					d := soa.Email[i+1:]
+					if !zonefileRejects(d) && !hostname(strings.TrimSuffix(d, ".")+".", false) {
+						rs.Errorf(z.Src, "spec.soa.email", "cannot use %q as the SOA contact: its domain %q is not a host name; fix it", soa.Email, d)
+					}
+				}
+			}
+			for _, s := range z.RRsets {
+				switch strings.ToUpper(s.Type) {
+				case "A", "AAAA":
+					host(s.Src, s.Field+".name", s.Name, true, "the owner of an address record")
+				case "NS", "MX":
+					for i, val := range s.Values {
+						f := strings.Fields(val)
+						if len(f) == 0 {
+							continue
+						}
+						host(s.Src, fmt.Sprintf("%s.values[%d]", s.Field, i), f[len(f)-1], false, "a "+strings.ToUpper(s.Type)+" target")
+					}
+				}
+			}
+		}
+	}
+	return rs
+}
+
+var quotedString = regexp.MustCompile(`"(?:[^"\\]|\\.)*"?`)
+
+// checkExtraOptionQuotes: a quote glued to a word, or a quoted string that
+// holds ; { or }, is a statement being closed from inside a string: refuse
+// it before the parser reads it some other way than BIND would.
+func checkExtraOptionQuotes(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	for i, text := range c.Spec.ExtraOptions {
+		field := fmt.Sprintf("spec.extraOptions[%d]", i)
+		for _, loc := range quotedString.FindAllStringIndex(text, -1) {
+			q := text[loc[0]:loc[1]]
+			glued := loc[0] > 0 && !strings.ContainsRune(" \t{", rune(text[loc[0]-1]))
+			if glued || strings.ContainsAny(q, ";{}") || len(q) < 2 || !strings.HasSuffix(q, `"`) {
+				rs.Errorf(c.Src, field, "cannot use %q in extraOptions: a quoted string must stand alone and may not hold ; { or }; write one plain option statement per entry", text)
+				break
+			}
+		}
+	}
+	return rs
+}

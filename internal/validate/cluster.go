@@ -1,0 +1,248 @@
+package validate
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
+)
+
+// checkClusterSpec: enumerations and values of the BindCluster spec that
+// reach named.conf or the pod spec.
+func checkClusterSpec(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	sp := c.Spec
+	switch sp.Mode {
+	case v1alpha1.ModeAuthoritative, v1alpha1.ModeResolver:
+	default:
+		rs.Errorf(c.Src, "spec.mode", "cannot use mode %q: use authoritative or resolver", sp.Mode)
+	}
+	if sp.Replicas < 1 {
+		rs.Errorf(c.Src, "spec.replicas", "cannot run %d replicas: use 1 or more", sp.Replicas)
+	}
+	switch sp.DNSSECValidation {
+	case "", "auto", "yes", "no":
+	default:
+		rs.Errorf(c.Src, "spec.dnssecValidation", "cannot use dnssecValidation %q: use auto, yes or no", sp.DNSSECValidation)
+	}
+	switch sp.ImagePullPolicy {
+	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+	default:
+		rs.Errorf(c.Src, "spec.imagePullPolicy", "cannot use imagePullPolicy %q: use Always, IfNotPresent or Never", sp.ImagePullPolicy)
+	}
+	for field, img := range map[string]string{"spec.image": sp.Image, "spec.agent.image": sp.Agent.Image} {
+		if strings.ContainsFunc(img, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '"' || r == '\\' }) {
+			rs.Errorf(c.Src, field, "cannot use %q as an image reference: it holds blanks, quotes or control characters", img)
+		}
+	}
+	if sp.Agent.ResolveIntervalSeconds < 1 {
+		rs.Errorf(c.Src, "spec.agent.resolveIntervalSeconds", "cannot re-resolve peers every %d seconds: use 1 or more", sp.Agent.ResolveIntervalSeconds)
+	}
+	if sp.PriorityClassName != "" {
+		if errs := validation.IsDNS1123Subdomain(sp.PriorityClassName); len(errs) > 0 {
+			rs.Errorf(c.Src, "spec.priorityClassName", "cannot use %q as a PriorityClass name: %s", sp.PriorityClassName, strings.Join(errs, "; "))
+		}
+	}
+	if sp.Mode == v1alpha1.ModeAuthoritative {
+		if len(sp.Forwarders) > 0 {
+			rs.Warnf(c.Src, "spec.forwarders", "forwarders are ignored in authoritative mode (recursion is off): set spec.mode: resolver, or remove them")
+		}
+		if len(sp.AllowRecursion) > 0 {
+			rs.Warnf(c.Src, "spec.allowRecursion", "allowRecursion is ignored in authoritative mode (recursion is off): set spec.mode: resolver, or remove it")
+		}
+		if sp.ForwardOnly {
+			rs.Warnf(c.Src, "spec.forwardOnly", "forwardOnly is ignored in authoritative mode: set spec.mode: resolver, or remove it")
+		}
+	}
+	if sp.Mode == v1alpha1.ModeResolver && sp.ForwardOnly && len(sp.Forwarders) == 0 {
+		rs.Errorf(c.Src, "spec.forwardOnly", "cannot forward only without forwarders: list spec.forwarders or drop forwardOnly")
+	}
+	if rl := sp.RateLimit; rl != nil {
+		if rl.ResponsesPerSecond < 0 || rl.Window < 0 || rl.Slip != nil && (*rl.Slip < 0 || *rl.Slip > 10) {
+			rs.Errorf(c.Src, "spec.rateLimit", "cannot use a negative rate limit, window or a slip outside 0-10")
+		}
+		if rl.Window > 3600 {
+			rs.Errorf(c.Src, "spec.rateLimit.window", "cannot use a rate-limit window of %d seconds: BIND allows at most 3600", rl.Window)
+		}
+	}
+	for i, cidr := range append(append([]string(nil), sp.PodCIDRs...), sp.ServiceCIDRs...) {
+		field := fmt.Sprintf("spec.podCIDRs[%d]", i)
+		if i >= len(sp.PodCIDRs) {
+			field = fmt.Sprintf("spec.serviceCIDRs[%d]", i-len(sp.PodCIDRs))
+		}
+		if _, err := parseCIDR(cidr); err != nil {
+			rs.Errorf(c.Src, field, "cannot use %q as a network: %v", cidr, err)
+		}
+	}
+	return rs
+}
+
+// Kubernetes name limits.
+const (
+	maxLabel = 63  // Service names, pod host names, label values
+	maxName  = 253 // ConfigMap and Secret names
+	// A StatefulSet's pods carry controller-revision-hash=<name>-<hash of
+	// up to 10 characters>, a label value of at most 63: the name may have 52.
+	maxStatefulSet = maxLabel - 11
+)
+
+// checkGeneratedNames: every object the cluster renders must have a name
+// the API server accepts.
+func checkGeneratedNames(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	n := c.Name
+	if errs := validation.IsDNS1035Label(n); len(errs) > 0 && len(n) <= maxLabel {
+		rs.Errorf(c.Src, "metadata.name", "cannot name the StatefulSet and Services %q: %s", n, strings.Join(errs, "; "))
+		return rs
+	}
+	for _, o := range []struct {
+		what, name string
+		max        int
+	}{
+		{"StatefulSet", n, maxStatefulSet},
+		{"Service", layout.HeadlessServiceName(n), maxLabel},
+		{"Service", layout.PrimaryServiceName(n), maxLabel},
+		{"ConfigMap", layout.ZonesConfigMapName(n, 99), maxName},
+		{"Secret", layout.RNDCSecretName(n), maxName},
+	} {
+		if len(o.name) > o.max {
+			rs.Errorf(c.Src, "metadata.name", "cannot name the %s %q: it is %d characters, Kubernetes allows %d (StatefulSet pods need room for the revision hash); shorten the BindCluster name to at most %d characters", o.what, o.name, len(o.name), o.max, maxStatefulSet)
+			return rs
+		}
+	}
+	for _, v := range c.Views {
+		if v.TransferKey != nil && v.TransferKey.Internal && viewName(v.Name) == nil {
+			if err := secretName(v.TransferKey.SecretName); err != nil {
+				rs.Errorf(v.Src, "metadata.name", "cannot name the generated transfer key Secret %q: %v; shorten the view or cluster name, or set a catalog transferKeyRef", v.TransferKey.SecretName, err)
+			}
+		}
+	}
+	return rs
+}
+
+// keyNames are the TSIG key names known to the cluster (case-insensitive).
+func keyNames(c *model.Cluster) map[string]bool {
+	m := map[string]bool{}
+	for _, k := range c.Keys {
+		m[strings.ToLower(k.KeyName)] = true
+	}
+	for _, v := range c.Views {
+		if v.TransferKey != nil {
+			m[strings.ToLower(v.TransferKey.KeyName)] = true
+		}
+	}
+	return m
+}
+
+// amlField and serverField are the user lists of a cluster.
+type listField struct {
+	src   diag.Source
+	field string
+	elems []string
+}
+
+func amlFields(c *model.Cluster) []listField {
+	sp := c.Spec
+	out := []listField{
+		{c.Src, "spec.allowQuery", sp.AllowQuery},
+		{c.Src, "spec.allowRecursion", sp.AllowRecursion},
+	}
+	if sp.RateLimit != nil {
+		out = append(out, listField{c.Src, "spec.rateLimit.exempt", sp.RateLimit.Exempt})
+	}
+	for _, a := range c.ACLs {
+		out = append(out, listField{a.Src, "spec.addresses", a.Elements})
+	}
+	for _, v := range c.Views {
+		if v.Name == "" {
+			continue
+		}
+		out = append(out, listField{v.Src, "spec.matchClients", v.MatchClients}, listField{v.Src, "spec.matchDestinations", v.MatchDestinations})
+		for _, z := range v.Zones {
+			out = append(out, listField{z.Src, "spec.allowTransfer", z.Spec.AllowTransfer}, listField{z.Src, "spec.allowQuery", z.Spec.AllowQuery})
+		}
+	}
+	if !c.HasViews {
+		for _, z := range c.Views[0].Zones {
+			out = append(out, listField{z.Src, "spec.allowTransfer", z.Spec.AllowTransfer}, listField{z.Src, "spec.allowQuery", z.Spec.AllowQuery})
+		}
+	}
+	return out
+}
+
+func serverFields(c *model.Cluster) []listField {
+	out := []listField{{c.Src, "spec.forwarders", c.Spec.Forwarders}}
+	for _, v := range c.Views {
+		if v.Catalog != nil {
+			out = append(out, listField{v.Catalog.Src, "spec.defaultPrimaries", v.Catalog.DefaultPrimaries})
+		}
+		for _, z := range v.Zones {
+			out = append(out,
+				listField{z.Src, "spec.primaries", z.Spec.Primaries},
+				listField{z.Src, "spec.alsoNotify", z.Spec.AlsoNotify},
+				listField{z.Src, "spec.forwarders", z.Spec.Forwarders})
+		}
+	}
+	return out
+}
+
+// checkKeyRefsInLists: every `key <name>` in an address match list and every
+// `... key <name>` of a server entry names a key the cluster defines, and
+// every ACL name an ACL. named-checkconf does not catch an undefined key:
+// named starts, and the key just never matches.
+func checkKeyRefsInLists(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	keys := keyNames(c)
+	acls := map[string]bool{}
+	for _, a := range c.ACLs {
+		acls[a.Name] = true
+	}
+	lists := map[string]bool{}
+	for _, v := range c.Views {
+		lists[layout.PrimaryListName(v.Name)] = true
+		lists[layout.SecondariesListName(v.Name)] = true
+	}
+	undefinedKey := func(src diag.Source, field, name string) {
+		rs.Errorf(src, field, "cannot use TSIG key %q: no BindTSIGKey of BindCluster %q has that keyName, so BIND would never match it; define the key (clusterRef %q or empty) or fix the name", name, c.Name, c.Name)
+	}
+	for _, lf := range amlFields(c) {
+		for i, e := range lf.elems {
+			el, err := nc.ParseElement(e)
+			if err != nil {
+				continue // the writer reports it
+			}
+			f := fmt.Sprintf("%s[%d]", lf.field, i)
+			switch {
+			case el.Key != "" && !keys[strings.ToLower(strings.TrimSuffix(el.Key, "."))]:
+				undefinedKey(lf.src, f, el.Key)
+			case el.ACL != "" && !acls[el.ACL]:
+				rs.Errorf(lf.src, f, "cannot use ACL %q: no BindACL of BindCluster %q has that name; define it or fix the name", el.ACL, c.Name)
+			}
+		}
+	}
+	for _, lf := range serverFields(c) {
+		for i, e := range lf.elems {
+			se, err := nc.ParseServerEntry(e)
+			if err != nil {
+				continue
+			}
+			f := fmt.Sprintf("%s[%d]", lf.field, i)
+			switch {
+			case se.Key != "" && !keys[strings.ToLower(strings.TrimSuffix(se.Key, "."))]:
+				undefinedKey(lf.src, f, se.Key)
+			case se.List != "" && strings.HasSuffix(lf.field, "forwarders"):
+				rs.Errorf(lf.src, f, "cannot forward to %q: forwarders take IP addresses only, not server list or host names", se.List)
+			case se.List != "" && !lists[se.List]:
+				rs.Errorf(lf.src, f, "cannot use server list %q: bind-fn defines no such list, and BIND takes addresses or list names here, never host names; write an IP address", se.List)
+			}
+		}
+	}
+	return rs
+}

@@ -1,0 +1,352 @@
+package validate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+)
+
+// ref is one reference field of an object.
+type ref struct {
+	src   diag.Source
+	field string
+	name  string
+	kind  string // the kind it must name
+}
+
+// refs lists every reference field of the set.
+func refs(s *model.Set) []ref {
+	var out []ref
+	add := func(src diag.Source, field, name, kind string) {
+		if name != "" {
+			out = append(out, ref{src, field, name, kind})
+		}
+	}
+	for _, o := range s.Zones {
+		sp := o.Obj.Spec
+		add(o.Src, "spec.clusterRef", sp.ClusterRef, v1alpha1.KindBindCluster)
+		add(o.Src, "spec.viewRef", sp.ViewRef, v1alpha1.KindBindView)
+		add(o.Src, "spec.updateKeyRef", sp.UpdateKeyRef, v1alpha1.KindBindTSIGKey)
+		add(o.Src, "spec.transferKeyRef", sp.TransferKeyRef, v1alpha1.KindBindTSIGKey)
+		add(o.Src, "spec.dnssecPolicyRef", sp.DNSSECPolicyRef, v1alpha1.KindBindDNSSECPolicy)
+	}
+	for _, o := range s.Records {
+		add(o.Src, "spec.zoneRef", o.Obj.Spec.ZoneRef, v1alpha1.KindBindZone)
+	}
+	for _, o := range s.Views {
+		add(o.Src, "spec.clusterRef", o.Obj.Spec.ClusterRef, v1alpha1.KindBindCluster)
+	}
+	for _, o := range s.Keys {
+		add(o.Src, "spec.clusterRef", o.Obj.Spec.ClusterRef, v1alpha1.KindBindCluster)
+	}
+	for _, o := range s.ACLs {
+		add(o.Src, "spec.clusterRef", o.Obj.Spec.ClusterRef, v1alpha1.KindBindCluster)
+	}
+	for _, o := range s.DNSSECPolicies {
+		add(o.Src, "spec.clusterRef", o.Obj.Spec.ClusterRef, v1alpha1.KindBindCluster)
+	}
+	for _, o := range s.Catalogs {
+		sp := o.Obj.Spec
+		add(o.Src, "spec.clusterRef", sp.ClusterRef, v1alpha1.KindBindCluster)
+		add(o.Src, "spec.viewRef", sp.ViewRef, v1alpha1.KindBindView)
+		add(o.Src, "spec.transferKeyRef", sp.TransferKeyRef, v1alpha1.KindBindTSIGKey)
+	}
+	for _, o := range s.Policies {
+		add(o.Src, "spec.clusterRef", o.Obj.Spec.ClusterRef, v1alpha1.KindBindCluster)
+		add(o.Src, "spec.viewRef", o.Obj.Spec.ViewRef, v1alpha1.KindBindView)
+	}
+	return out
+}
+
+// sources lists the source of every decoded object.
+func sources(s *model.Set) []diag.Source {
+	var out []diag.Source
+	for _, o := range s.Clusters {
+		out = append(out, o.Src)
+	}
+	for _, o := range s.Zones {
+		out = append(out, o.Src)
+	}
+	for _, o := range s.Records {
+		out = append(out, o.Src)
+	}
+	for _, o := range s.Views {
+		out = append(out, o.Src)
+	}
+	for _, o := range s.Keys {
+		out = append(out, o.Src)
+	}
+	for _, o := range s.ACLs {
+		out = append(out, o.Src)
+	}
+	for _, o := range s.Catalogs {
+		out = append(out, o.Src)
+	}
+	for _, o := range s.Policies {
+		out = append(out, o.Src)
+	}
+	for _, o := range s.DNSSECPolicies {
+		out = append(out, o.Src)
+	}
+	return out
+}
+
+// checkRefKinds explains a reference the model could not resolve when an
+// object of another kind, or of the right kind in another namespace, has the
+// name: the model's error says what is missing, this says what was meant.
+func checkRefKinds(s *model.Set) diag.Results {
+	var rs diag.Results
+	type key struct{ kind, ns, name string }
+	have := map[key]bool{}
+	byName := map[string][]diag.ObjectRef{}
+	for _, src := range sources(s) {
+		r := src.Ref
+		have[key{r.Kind, r.Namespace, r.Name}] = true
+		byName[r.Name] = append(byName[r.Name], r)
+	}
+	for _, r := range refs(s) {
+		ns := r.src.Ref.Namespace
+		if have[key{r.kind, ns, r.name}] {
+			continue
+		}
+		var other, elsewhere []string
+		for _, o := range byName[r.name] {
+			switch {
+			case o.Namespace == ns && o.Kind != r.kind:
+				other = append(other, o.Kind)
+			case o.Namespace != ns && o.Kind == r.kind:
+				elsewhere = append(elsewhere, o.Namespace)
+			}
+		}
+		sort.Strings(other)
+		sort.Strings(elsewhere)
+		switch {
+		case len(other) > 0:
+			rs = append(rs, diag.Result{Severity: diag.Info, Source: r.src, Field: r.field, Message: fmt.Sprintf(
+				"cannot resolve %s %q: a %s named %q exists, but %s must name a %s", r.kind, r.name, other[0], r.name, r.field, r.kind)})
+		case len(elsewhere) > 0:
+			rs = append(rs, diag.Result{Severity: diag.Info, Source: r.src, Field: r.field, Message: fmt.Sprintf(
+				"cannot resolve %s %q: one exists in namespace %q, but references resolve only in the referring object's namespace %q; move one of them", r.kind, r.name, elsewhere[0], ns)})
+		}
+	}
+	return rs
+}
+
+// checkDuplicateObjects: the same kind, namespace and name twice (kustomize
+// overlays, a copied file). The model reports duplicate BindClusters itself.
+func checkDuplicateObjects(s *model.Set) diag.Results {
+	var rs diag.Results
+	seen := map[diag.ObjectRef]diag.Source{}
+	for _, src := range sources(s) {
+		r := src.Ref
+		if r.Kind == v1alpha1.KindBindCluster {
+			continue
+		}
+		k := diag.ObjectRef{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
+		if first, ok := seen[k]; ok {
+			rs.Errorf(src, "metadata.name", "cannot use %s %q twice in namespace %q: also defined in %s; remove or rename one", r.Kind, r.Name, r.Namespace, where(first))
+			continue
+		}
+		seen[k] = src
+	}
+	return rs
+}
+
+func where(s diag.Source) string {
+	if s.File == "" {
+		return s.Ref.String()
+	}
+	return fmt.Sprintf("%s (%s)", s.Ref, s.File)
+}
+
+// checkSecretTemplates: a Secret template may add labels and annotations,
+// never the managed app.kubernetes.io labels, and only valid ones.
+func checkSecretTemplates(s *model.Set) diag.Results {
+	var rs diag.Results
+	for _, o := range s.Keys {
+		t := o.Obj.Spec.SecretTemplate
+		if t == nil {
+			continue
+		}
+		if o.Obj.Spec.ImportExisting && (len(t.Labels) > 0 || len(t.Annotations) > 0) {
+			rs.Warnf(o.Src, "spec.secretTemplate", "secretTemplate is ignored with importExisting: bind-fn renders no Secret for an imported key; label the Secret where it is made")
+		}
+		for _, k := range sortedKeys(t.Labels) {
+			f := fmt.Sprintf("spec.secretTemplate.labels[%s]", k)
+			if strings.HasPrefix(k, "app.kubernetes.io/") {
+				rs.Errorf(o.Src, f, "cannot set label %q in secretTemplate: bind-fn manages the app.kubernetes.io/ labels; use another prefix", k)
+				continue
+			}
+			if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+				rs.Errorf(o.Src, f, "cannot use %q as a label key: %s", k, strings.Join(errs, "; "))
+			}
+			if errs := validation.IsValidLabelValue(t.Labels[k]); len(errs) > 0 {
+				rs.Errorf(o.Src, f, "cannot use %q as a label value: %s", t.Labels[k], strings.Join(errs, "; "))
+			}
+		}
+		for _, k := range sortedKeys(t.Annotations) {
+			if errs := validation.IsQualifiedName(strings.ToLower(k)); len(errs) > 0 {
+				rs.Errorf(o.Src, fmt.Sprintf("spec.secretTemplate.annotations[%s]", k), "cannot use %q as an annotation key: %s", k, strings.Join(errs, "; "))
+			}
+		}
+	}
+	return rs
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkObjectNames checks the names that reach named.conf, zone files or
+// object names against their grammar.
+func checkObjectNames(s *model.Set) diag.Results {
+	var rs diag.Results
+	for _, o := range s.Keys {
+		sp := o.Obj.Spec
+		name, field := sp.KeyName, "spec.keyName"
+		if name == "" {
+			name, field = o.Src.Ref.Name, "metadata.name"
+		}
+		if err := keyName(strings.TrimSuffix(name, ".")); err != nil {
+			rs.Errorf(o.Src, field, "cannot use %q as a TSIG key name: %v", name, err)
+		}
+		sn, f := sp.SecretName, "spec.secretName"
+		if sn == "" {
+			sn, f = o.Src.Ref.Name+"-tsig", "metadata.name"
+		}
+		if err := secretName(sn); err != nil {
+			rs.Errorf(o.Src, f, "cannot name the key's Secret %q: %v", sn, err)
+		}
+		if a := strings.ToLower(sp.Algorithm); a != "" && !tsigAlgorithms[a] {
+			rs.Errorf(o.Src, "spec.algorithm", "cannot use TSIG algorithm %q: use one of %s", sp.Algorithm, strings.Join(sortedKeys(tsigAlgorithms), ", "))
+		}
+	}
+	for _, o := range s.ACLs {
+		name, field := o.Obj.Spec.ACLName, "spec.aclName"
+		if name == "" {
+			name, field = o.Src.Ref.Name, "metadata.name"
+		}
+		if err := bindName(name, "ACL"); err != nil {
+			rs.Errorf(o.Src, field, "cannot use %q as an ACL name: %v", name, err)
+		} else if builtinACLs[strings.ToLower(name)] || strings.EqualFold(name, "key") {
+			rs.Errorf(o.Src, field, "cannot define ACL %q: it is a BIND built-in; choose another name", name)
+		}
+		if len(o.Obj.Spec.Addresses) == 0 {
+			rs.Errorf(o.Src, "spec.addresses", "cannot define ACL %q without addresses: list at least one element (use none to match nothing)", name)
+		}
+	}
+	for _, o := range s.DNSSECPolicies {
+		name, field := o.Obj.Spec.PolicyName, "spec.policyName"
+		if name == "" {
+			name, field = o.Src.Ref.Name, "metadata.name"
+		}
+		if err := bindName(name, "dnssec-policy"); err != nil {
+			rs.Errorf(o.Src, field, "cannot use %q as a dnssec-policy name: %v", name, err)
+		} else if builtinPolicies[strings.ToLower(name)] {
+			rs.Errorf(o.Src, field, "cannot define dnssec-policy %q: it is a BIND built-in; choose another name", name)
+		}
+	}
+	for _, o := range s.Views {
+		name, field := o.Obj.Spec.ViewName, "spec.viewName"
+		if name == "" {
+			name, field = o.Src.Ref.Name, "metadata.name"
+		}
+		if err := viewName(name); err != nil {
+			rs.Errorf(o.Src, field, "cannot use %q as a view name: %v", name, err)
+		} else if strings.EqualFold(name, "_bind") || strings.EqualFold(name, "_default") {
+			rs.Errorf(o.Src, field, "cannot define view %q: the name is reserved by BIND", name)
+		}
+	}
+	return rs
+}
+
+// tsigAlgorithms BIND accepts in a key statement.
+var tsigAlgorithms = map[string]bool{
+	"hmac-md5": true, "hmac-sha1": true, "hmac-sha224": true, "hmac-sha256": true, "hmac-sha384": true, "hmac-sha512": true,
+}
+
+// scoped are the objects of one kind in scope of a cluster: its own and the
+// namespace's shared ones.
+func inScope(c *model.Cluster, src diag.Source, clusterRef string) bool {
+	return src.Ref.Namespace == c.Namespace && (clusterRef == "" || clusterRef == c.Name)
+}
+
+// checkScopedNames: two keys, ACLs or dnssec-policies in scope of one
+// cluster with the same BIND name (a shared one and a cluster-scoped one,
+// say) would define it twice; a user key must not take the name of a
+// generated transfer key.
+func checkScopedNames(s *model.Set, c *model.Cluster) diag.Results {
+	var rs diag.Results
+	type first struct {
+		src   diag.Source
+		field string
+	}
+	keys := map[string]first{}
+	for _, v := range c.Views {
+		if v.TransferKey != nil && v.TransferKey.Internal {
+			keys[strings.ToLower(v.TransferKey.KeyName)] = first{src: c.Src}
+		}
+	}
+	for _, o := range s.Keys {
+		sp := o.Obj.Spec
+		if !inScope(c, o.Src, sp.ClusterRef) {
+			continue
+		}
+		name, field := sp.KeyName, "spec.keyName"
+		if name == "" {
+			name, field = o.Src.Ref.Name, "metadata.name"
+		}
+		k := strings.ToLower(strings.TrimSuffix(name, "."))
+		if f, dup := keys[k]; dup {
+			if f.field == "" {
+				rs.Errorf(o.Src, field, "cannot define TSIG key %q for BindCluster %q: bind-fn generates a transfer key of that name; choose another name", name, c.Name)
+			} else {
+				rs.Errorf(o.Src, field, "cannot define TSIG key %q twice for BindCluster %q: %s already defines it (key names are case-insensitive); rename one", name, c.Name, where(f.src))
+			}
+			continue
+		}
+		keys[k] = first{o.Src, field}
+	}
+	acls := map[string]diag.Source{}
+	for _, o := range s.ACLs {
+		if !inScope(c, o.Src, o.Obj.Spec.ClusterRef) {
+			continue
+		}
+		name, field := o.Obj.Spec.ACLName, "spec.aclName"
+		if name == "" {
+			name, field = o.Src.Ref.Name, "metadata.name"
+		}
+		if f, dup := acls[name]; dup {
+			rs.Errorf(o.Src, field, "cannot define ACL %q twice for BindCluster %q: %s already defines it; rename one", name, c.Name, where(f))
+			continue
+		}
+		acls[name] = o.Src
+	}
+	pols := map[string]diag.Source{}
+	for _, o := range s.DNSSECPolicies {
+		if !inScope(c, o.Src, o.Obj.Spec.ClusterRef) {
+			continue
+		}
+		name, field := o.Obj.Spec.PolicyName, "spec.policyName"
+		if name == "" {
+			name, field = o.Src.Ref.Name, "metadata.name"
+		}
+		if f, dup := pols[name]; dup {
+			rs.Errorf(o.Src, field, "cannot define dnssec-policy %q twice for BindCluster %q: %s already defines it; rename one", name, c.Name, where(f))
+			continue
+		}
+		pols[name] = o.Src
+	}
+	return rs
+}

@@ -1,0 +1,375 @@
+package validate
+
+import (
+	"fmt"
+	"strings"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/render"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
+)
+
+func allZones(c *model.Cluster) []*model.Zone {
+	var out []*model.Zone
+	for _, v := range c.Views {
+		out = append(out, v.Zones...)
+	}
+	return out
+}
+
+// checkZoneNames: zones that are not built into a zone file here (secondary,
+// stub, forward) still put their name into named.conf.
+func checkZoneNames(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	for _, z := range allZones(c) {
+		if z.Spec.Type == v1alpha1.ZonePrimary {
+			continue // zonefile.Build checks it
+		}
+		if err := zoneName(z.Spec.ZoneName); err != nil {
+			rs.Errorf(z.Src, "spec.zoneName", "cannot use zone name: %v", err)
+		}
+	}
+	return rs
+}
+
+// checkZoneTypes: what each zone type needs, and what it ignores.
+func checkZoneTypes(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	for _, z := range allZones(c) {
+		sp := z.Spec
+		t := sp.Type
+		switch t {
+		case v1alpha1.ZonePrimary, v1alpha1.ZoneSecondary, v1alpha1.ZoneStub, v1alpha1.ZoneForward:
+		default:
+			continue // the writer reports unknown types
+		}
+		if (t == v1alpha1.ZoneSecondary || t == v1alpha1.ZoneStub) && len(sp.Primaries) == 0 {
+			rs.Errorf(z.Src, "spec.primaries", "cannot serve %s zone %q without primaries: list the servers to transfer it from in spec.primaries", t, sp.ZoneName)
+		}
+		if t == v1alpha1.ZoneForward && len(sp.Forwarders) == 0 {
+			rs.Errorf(z.Src, "spec.forwarders", "cannot forward zone %q without forwarders: list them in spec.forwarders", sp.ZoneName)
+		}
+		if t == v1alpha1.ZoneForward && c.Spec.Mode != v1alpha1.ModeResolver {
+			rs.Warnf(z.Src, "spec.type", "forward zone %q does nothing on an authoritative cluster (recursion is off): set BindCluster %q spec.mode: resolver, or remove the zone", sp.ZoneName, c.Name)
+		}
+		ignored := func(field, what string) {
+			rs.Warnf(z.Src, field, "%s is ignored on a %s zone: remove it", what, t)
+		}
+		if t != v1alpha1.ZoneSecondary && t != v1alpha1.ZoneStub && len(sp.Primaries) > 0 {
+			ignored("spec.primaries", "primaries")
+		}
+		if t != v1alpha1.ZoneSecondary && t != v1alpha1.ZoneStub && sp.TransferKeyRef != "" {
+			ignored("spec.transferKeyRef", "transferKeyRef")
+		}
+		if t != v1alpha1.ZoneForward && (len(sp.Forwarders) > 0 || sp.ForwardOnly != nil) {
+			ignored("spec.forwarders", "forwarders")
+		}
+		if t != v1alpha1.ZonePrimary {
+			if len(sp.Nameservers) > 0 {
+				ignored("spec.nameservers", "nameservers")
+			}
+			if sp.SOA != nil {
+				ignored("spec.soa", "soa")
+			}
+			if len(sp.AllowTransfer) > 0 || len(sp.AlsoNotify) > 0 {
+				ignored("spec.allowTransfer", "allowTransfer/alsoNotify (only a primary zone serves transfers here)")
+			}
+			if sp.DNSSECPolicyRef != "" {
+				rs.Errorf(z.Src, "spec.dnssecPolicyRef", "cannot sign %s zone %q: only a primary zone can have a dnssec-policy", t, sp.ZoneName)
+			}
+			if sp.DynamicUpdate {
+				rs.Errorf(z.Src, "spec.dynamicUpdate", "cannot accept dynamic updates for %s zone %q: only a primary zone can", t, sp.ZoneName)
+			}
+			if sp.Catalog != nil && *sp.Catalog {
+				ignored("spec.catalog", "catalog (only primary zones are catalog members)")
+			}
+		}
+		if sp.DefaultTTL != nil && (*sp.DefaultTTL < 0 || *sp.DefaultTTL > 1<<31-1) {
+			rs.Errorf(z.Src, "spec.defaultTTL", "cannot use defaultTTL %d: use 0 to 2147483647 seconds", *sp.DefaultTTL)
+		}
+	}
+	return rs
+}
+
+// checkRecordsOnNonPrimary: records of a secondary, stub or forward zone
+// would be silently dropped.
+func checkRecordsOnNonPrimary(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	for _, z := range allZones(c) {
+		switch z.Spec.Type {
+		case v1alpha1.ZoneSecondary, v1alpha1.ZoneStub, v1alpha1.ZoneForward:
+		default:
+			continue // primary, or unknown (reported by the writer)
+		}
+		for _, s := range z.RRsets {
+			field := s.Field
+			if !s.FromRecord {
+				field = "spec.records"
+			}
+			rs.Errorf(s.Src, field, "cannot add records to %s zone %q: only a primary zone has records here (a secondary gets them by transfer); remove them or make the zone primary", z.Spec.Type, z.Spec.ZoneName)
+			if !s.FromRecord {
+				break // one result for spec.records
+			}
+		}
+	}
+	return rs
+}
+
+// checkDynamic: a dynamic zone needs an update key, and writable storage to
+// keep its updates.
+func checkDynamic(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	for _, z := range allZones(c) {
+		sp := z.Spec
+		if z.Spec.Type != v1alpha1.ZonePrimary {
+			continue
+		}
+		if sp.DynamicUpdate && sp.UpdateKeyRef == "" {
+			rs.Errorf(z.Src, "spec.updateKeyRef", "cannot accept dynamic updates for zone %q without an update key: name a BindTSIGKey in spec.updateKeyRef (updates are allowed by key only)", sp.ZoneName)
+		}
+		if !sp.DynamicUpdate && sp.UpdateKeyRef != "" {
+			rs.Warnf(z.Src, "spec.updateKeyRef", "updateKeyRef is ignored without dynamicUpdate: true; set it, or remove the key reference")
+		}
+		if z.Writable() && c.Spec.Storage == nil {
+			what := "dynamic updates"
+			if !sp.DynamicUpdate {
+				what = "DNSSEC signatures and keys"
+			}
+			rs.Warnf(z.Src, "spec", "zone %q keeps %s on the primary's data volume, but BindCluster %q has no spec.storage: they are lost when pod 0 restarts; set spec.storage", sp.ZoneName, what, c.Name)
+		}
+	}
+	return rs
+}
+
+// checkSOATimers: timers BIND loads but that break replication or caching.
+func checkSOATimers(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	for _, z := range allZones(c) {
+		soa := z.Spec.SOA
+		if soa == nil || z.Spec.Type != v1alpha1.ZonePrimary {
+			continue
+		}
+		val := func(p *int32, def int64) int64 {
+			if p == nil || *p < 0 {
+				return def
+			}
+			return int64(*p)
+		}
+		refresh, retry := val(soa.Refresh, model.DefaultRefresh), val(soa.Retry, model.DefaultRetry)
+		expire, minimum := val(soa.Expire, model.DefaultExpire), val(soa.Minimum, model.DefaultMinimum)
+		if retry >= refresh {
+			rs.Warnf(z.Src, "spec.soa.retry", "cannot keep SOA retry (%d) at or above refresh (%d): a secondary that missed a refresh should retry sooner; lower retry", retry, refresh)
+		}
+		if expire <= refresh+retry {
+			rs.Errorf(z.Src, "spec.soa.expire", "cannot use SOA expire %d: it must exceed refresh + retry (%d), or secondaries drop the zone before they can retry; use at least a week (604800)", expire, refresh+retry)
+		} else if expire < 86400 {
+			rs.Warnf(z.Src, "spec.soa.expire", "SOA expire %d is under a day: secondaries stop answering for the zone soon after the primary is unreachable; use one to four weeks", expire)
+		}
+		if minimum > 86400 {
+			rs.Warnf(z.Src, "spec.soa.minimum", "SOA minimum (negative-caching TTL) %d is over a day: a name added later stays NXDOMAIN in caches that long; use 60 to 3600 (RFC 2308)", minimum)
+		}
+		if refresh > 1<<31-1 || expire > 1<<31-1 {
+			rs.Errorf(z.Src, "spec.soa", "cannot use SOA timers above 2147483647")
+		}
+	}
+	return rs
+}
+
+// rfc1982Less reports whether serial a is lower than b in RFC 1982
+// sequence space arithmetic.
+func rfc1982Less(a, b uint32) bool {
+	return a != b && (b-a) < 1<<31
+}
+
+// checkZoneData builds every zone the cluster serves the way the renderer
+// does (so identical results merge): records parse, owners in zone, CNAME
+// rules, one TTL per RRset, duplicates across BindZone.records and
+// DNSRecords, glue, catalog and policy zones. It adds what only a whole
+// file shows: its size against a ConfigMap, and the serial against the
+// previous render.
+func checkZoneData(c *model.Cluster, prev *render.Previous) diag.Results {
+	var rs diag.Results
+	for _, v := range c.Views {
+		if v.Catalog != nil {
+			var members []zonefile.CatalogMember
+			for _, z := range v.Zones {
+				if z.CatalogMember {
+					members = append(members, zonefile.CatalogMember{Zone: z.Name})
+				}
+			}
+			_, zrs := zonefile.Catalog(v.Catalog, members)
+			rs = append(rs, zrs...)
+		}
+		for _, p := range v.Policies {
+			_, zrs := zonefile.Policy(p)
+			rs = append(rs, zrs...)
+		}
+		for _, z := range v.Zones {
+			if z.Spec.Type != v1alpha1.ZonePrimary {
+				continue
+			}
+			built, zrs := prev.BuildZone(z)
+			rs = append(rs, zrs...)
+			if built == nil {
+				continue
+			}
+			rs = append(rs, checkZoneSize(z, built)...)
+			rs = append(rs, checkSerial(c, v, z, built, prev)...)
+		}
+	}
+	return rs
+}
+
+// sizeWarn is the share of render.ShardBudget at which a zone file draws a
+// warning.
+const sizeWarnPercent = 80
+
+// checkZoneSize: the renderer splits a static zone larger than one
+// ConfigMap into parts joined by $INCLUDE, but a dynamic or signed zone is
+// seeded into the data volume by copying one file, so it must fit one
+// ConfigMap (Kubernetes refuses objects over 1 MiB); warn well before.
+func checkZoneSize(z *model.Zone, built *zonefile.Zone) diag.Results {
+	var rs diag.Results
+	if !z.Writable() {
+		return rs
+	}
+	n := len(built.Text(4294967295))
+	switch {
+	case n > render.ShardBudget:
+		rs.Errorf(z.Src, "spec.records", "cannot fit dynamic or signed zone %q in a ConfigMap: its file is %d bytes, over the %d-byte budget (Kubernetes refuses objects over 1 MiB), and it is seeded from one file so it cannot be split; split it into delegated subzones, or add records by dynamic update", strings.TrimSuffix(z.Name, "."), n, render.ShardBudget)
+	case n*100 >= render.ShardBudget*sizeWarnPercent:
+		rs.Warnf(z.Src, "spec.records", "dynamic or signed zone %q is %d bytes, %d%% of the %d bytes one ConfigMap can carry: as a dynamic or signed zone it cannot be split: plan to move static records to a separate zone", strings.TrimSuffix(z.Name, "."), n, n*100/render.ShardBudget, render.ShardBudget)
+	}
+	return rs
+}
+
+// checkSerial: an explicit serial never goes below the previous output's,
+// and must move when the content did.
+func checkSerial(c *model.Cluster, v *model.View, z *model.Zone, built *zonefile.Zone, prev *render.Previous) diag.Results {
+	var rs diag.Results
+	if z.Spec.SOA == nil || z.Spec.SOA.Serial == nil {
+		return rs
+	}
+	st, ok := prev.ZoneState(c, v.Name, z.Name)
+	if !ok {
+		return rs
+	}
+	s := *z.Spec.SOA.Serial
+	switch {
+	case rfc1982Less(s, st.Serial):
+		rs.Errorf(z.Src, "spec.soa.serial", "cannot lower the serial of zone %q from %d to %d: secondaries keep the higher serial and never transfer again; set a serial above %d, or remove spec.soa.serial to let bind-fn count", strings.TrimSuffix(z.Name, "."), st.Serial, s, st.Serial)
+	case s == st.Serial && st.Hash != built.Hash:
+		rs.Errorf(z.Src, "spec.soa.serial", "cannot change zone %q without changing its serial %d: secondaries would keep the old data; raise spec.soa.serial, or remove it to let bind-fn count", strings.TrimSuffix(z.Name, "."), s)
+	}
+	return rs
+}
+
+// dnssecAlgorithms are the mnemonics BIND 9.18 and 9.20 accept in a
+// dnssec-policy key (RSASHA1 variants are refused by modern OpenSSL).
+var dnssecAlgorithms = map[string]bool{
+	"rsasha256": true, "rsasha512": true, "ecdsap256sha256": true, "ecdsap384sha384": true,
+	"ed25519": true, "ed448": true, "8": true, "10": true, "13": true, "14": true, "15": true, "16": true,
+}
+
+// checkDNSSECPolicies: key roles, algorithms, sizes and NSEC3 parameters
+// BIND accepts.
+func checkDNSSECPolicies(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	for _, p := range c.DNSSECPolicies {
+		roles := map[string]int{}
+		for i, k := range p.Spec.Keys {
+			f := fmt.Sprintf("spec.keys[%d]", i)
+			role := strings.ToLower(k.Role)
+			switch role {
+			case "ksk", "zsk", "csk":
+				roles[role]++
+			default:
+				rs.Errorf(p.Src, f+".role", "cannot use key role %q: use csk, or ksk and zsk", k.Role)
+			}
+			alg := strings.ToLower(k.Algorithm)
+			if alg != "" && !dnssecAlgorithms[alg] {
+				rs.Errorf(p.Src, f+".algorithm", "cannot use DNSSEC algorithm %q: use ecdsap256sha256 (recommended), ecdsap384sha384, ed25519, ed448, rsasha256 or rsasha512", k.Algorithm)
+			}
+			if k.Bits != nil {
+				if !strings.HasPrefix(alg, "rsa") && alg != "8" && alg != "10" {
+					rs.Errorf(p.Src, f+".bits", "cannot set a key size for algorithm %q: only RSA keys take bits", alg)
+				} else if *k.Bits < 1024 || *k.Bits > 4096 {
+					rs.Errorf(p.Src, f+".bits", "cannot use an RSA key of %d bits: use 2048 to 4096", *k.Bits)
+				}
+			}
+		}
+		if len(p.Spec.Keys) > 0 && roles["csk"] == 0 && (roles["ksk"] == 0 || roles["zsk"] == 0) {
+			rs.Errorf(p.Src, "spec.keys", "cannot sign with dnssec-policy %q: it needs a csk, or both a ksk and a zsk", p.Name)
+		}
+		if n := p.Spec.NSEC3; n != nil {
+			switch {
+			case n.Iterations < 0 || n.Iterations > 150:
+				rs.Errorf(p.Src, "spec.nsec3.iterations", "cannot use %d NSEC3 iterations: BIND refuses more than 150; use 0 (RFC 9276)", n.Iterations)
+			case n.Iterations > 0:
+				rs.Warnf(p.Src, "spec.nsec3.iterations", "%d NSEC3 iterations cost resolvers work and add no security: use 0 (RFC 9276)", n.Iterations)
+			}
+			if n.SaltLength < 0 || n.SaltLength > 255 {
+				rs.Errorf(p.Src, "spec.nsec3.saltLength", "cannot use an NSEC3 salt of %d bytes: use 0 (RFC 9276), at most 255", n.SaltLength)
+			}
+		}
+	}
+	return rs
+}
+
+// checkViews: view options that leave the cluster's own traffic, or the
+// user's intent, unmatched.
+func checkViews(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	if !c.HasViews {
+		return rs
+	}
+	for i, v := range c.Views {
+		if len(v.MatchClients) == 0 && len(v.MatchDestinations) == 0 && i < len(c.Views)-1 {
+			rs.Warnf(c.Views[i+1].Src, "spec.order", "view %q is never used: view %q before it (order %d) matches every client; give it matchClients or a higher order", c.Views[i+1].Name, v.Name, v.Order)
+		}
+	}
+	return rs
+}
+
+// checkSecondaryPaths: with replicas > 1 every primary zone must reach the
+// secondaries. They transfer each view's zones signed with the view's
+// transfer key, and the primary finds the view by that key: two views with
+// one transfer key send every transfer to the first view, and a view that
+// matches destinations may not match the primary's pod address at all.
+func checkSecondaryPaths(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	if c.Spec.Replicas < 2 || !c.HasViews {
+		return rs
+	}
+	byKey := map[string]*model.View{}
+	for _, v := range c.Views {
+		if v.TransferKey == nil {
+			continue
+		}
+		k := strings.ToLower(v.TransferKey.KeyName)
+		if first := byKey[k]; first != nil {
+			src, field := v.Src, "metadata.name"
+			if v.Catalog != nil {
+				src, field = v.Catalog.Src, "spec.transferKeyRef"
+			}
+			rs.Errorf(src, field, "cannot share transfer key %q between views %q and %q: the primary finds a view by its transfer key, so the secondaries would get view %q's zones for both; give each view's catalog its own transferKeyRef", v.TransferKey.KeyName, first.Name, v.Name, first.Name)
+			continue
+		}
+		byKey[k] = v
+		if len(v.MatchDestinations) > 0 && hasPrimary(v) {
+			rs.Warnf(v.Src, "spec.matchDestinations", "view %q matches destinations, but the secondaries reach the primary on its pod address, which a Service hides: if no destination matches it they cannot transfer this view's zones; include the pod network or drop matchDestinations", v.Name)
+		}
+	}
+	return rs
+}
+
+func hasPrimary(v *model.View) bool {
+	for _, z := range v.Zones {
+		if z.Spec.Type == v1alpha1.ZonePrimary {
+			return true
+		}
+	}
+	return false
+}
