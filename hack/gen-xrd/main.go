@@ -4,7 +4,12 @@
 // items of an inline list. The XRD is generated, never edited by hand; a
 // test regenerates it and fails on drift.
 //
-//	go run ./hack/gen-xrd              # writes package/configuration/xrd.yaml and examples/crossplane/xrd.yaml
+// Two XRDs come from the one schema source: the Crossplane v2 namespaced
+// XBindCluster (apiextensions v2) and the legacy cluster-scoped
+// XLegacyBindCluster with its claim BindClusterClaim (apiextensions v1: on
+// Crossplane v1.x, and on v2 with scope LegacyCluster).
+//
+//	go run ./hack/gen-xrd              # writes every Targets file
 //	go run ./hack/gen-xrd -check       # fails when they are stale
 package main
 
@@ -33,6 +38,14 @@ type Config struct {
 	Group, Version         string
 	Kind, Plural           string
 	ClaimKind, ClaimPlural string
+	// ConnectionSecretKeys of a legacy XRD: the keys the function publishes
+	// as connection details (to the claim's connection Secret).
+	ConnectionSecretKeys []string
+}
+
+// Cluster is true for a legacy (cluster-scoped) composite.
+func (c Config) Cluster() bool {
+	return c.Scope == "" || c.Scope == "LegacyCluster" || c.Scope == "Cluster"
 }
 
 // DefaultConfig is the v2 namespaced XBindCluster.
@@ -48,6 +61,24 @@ func DefaultConfig(crdDir string) Config {
 	}
 }
 
+// LegacyConfig is the cluster-scoped XLegacyBindCluster with the claim
+// BindClusterClaim. The XRD has no scope field: Crossplane v1.x knows none
+// (a strict apply would reject it) and v2 defaults a v1 XRD to
+// LegacyCluster.
+func LegacyConfig(crdDir string) Config {
+	return Config{
+		CRDDir:               crdDir,
+		XRDAPIVersion:        "apiextensions.crossplane.io/v1",
+		Group:                xfn.Group,
+		Version:              xfn.Version,
+		Kind:                 xfn.LegacyKind,
+		Plural:               xfn.LegacyPlural,
+		ClaimKind:            xfn.ClaimKind,
+		ClaimPlural:          xfn.ClaimPlural,
+		ConnectionSecretKeys: xfn.ConnectionKeys,
+	}
+}
+
 // maxItems bounds each inline list: the API server estimates the cost of
 // CEL rules inside lists from their bounds, and an XR must fit one object.
 var maxItems = map[string]int{
@@ -55,21 +86,37 @@ var maxItems = map[string]int{
 	"zones": 1024, "records": 10000, "policies": 256,
 }
 
-// Targets are the files gen-xrd writes, relative to the repository root.
-var Targets = []string{"package/configuration/xrd.yaml", "examples/crossplane/xrd.yaml"}
+// A Target is one XRD and the files it is written to, relative to the
+// repository root.
+type Target struct {
+	Config func(crdDir string) Config
+	Files  []string
+}
+
+// Targets are what gen-xrd writes.
+var Targets = []Target{
+	{Config: DefaultConfig, Files: []string{"package/configuration/xrd.yaml", "examples/crossplane/xrd.yaml"}},
+	{Config: LegacyConfig, Files: []string{"package/configuration-claim/xrd.yaml", "examples/crossplane/claim/xrd.yaml"}},
+}
 
 func main() {
 	root := flag.String("root", ".", "repository root")
 	check := flag.Bool("check", false, "fail when the written files are stale instead of writing them")
 	flag.Parse()
-	out, err := Generate(DefaultConfig(filepath.Join(*root, "config", "crd")))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gen-xrd:", err)
-		os.Exit(1)
+	for _, tg := range Targets {
+		out, err := Generate(tg.Config(filepath.Join(*root, "config", "crd")))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gen-xrd:", err)
+			os.Exit(1)
+		}
+		write(*root, tg.Files, out, *check)
 	}
-	for _, t := range Targets {
-		p := filepath.Join(*root, t)
-		if *check {
+}
+
+func write(root string, files []string, out []byte, check bool) {
+	for _, t := range files {
+		p := filepath.Join(root, t)
+		if check {
 			old, err := os.ReadFile(p)
 			if err != nil || !bytes.Equal(old, out) {
 				fmt.Fprintf(os.Stderr, "gen-xrd: %s is stale: run 'go run ./hack/gen-xrd'\n", t)
@@ -153,16 +200,34 @@ func Generate(cfg Config) ([]byte, error) {
 	spec["description"] = fmt.Sprintf("%s is one BIND cluster (the fields of a BindCluster's spec) with its ACLs, TSIG keys, views, "+
 		"DNSSEC policies, catalog zones, zones, records and response policies inline. BindZone and DNSRecord objects in the same "+
 		"namespace labelled %s: <name> join them.", cfg.Kind, xfn.SelectorLabel)
+	if cfg.Cluster() {
+		spec["description"] = fmt.Sprintf("%s is one BIND cluster (the fields of a BindCluster's spec) with its ACLs, TSIG keys, views, "+
+			"DNSSEC policies, catalog zones, zones, records and response policies inline. Create it through a %s: the cluster is "+
+			"named after the claim and its objects land in the claim's namespace, where BindZone and DNSRecord objects labelled "+
+			"%s: <claim name> join it.", cfg.Kind, cfg.ClaimKind, xfn.SelectorLabel)
+	}
 	props, _ := spec["properties"].(obj)
 	if props == nil {
 		props = obj{}
 		spec["properties"] = props
 	}
+	if cfg.Cluster() {
+		if _, clash := props[xfn.NamespaceField]; clash {
+			return nil, fmt.Errorf("BindCluster spec already has a field %q", xfn.NamespaceField)
+		}
+		props[xfn.NamespaceField] = obj{
+			"type": "string",
+			"description": fmt.Sprintf("Namespace to render into when the %s is created without a claim. With a claim the claim's "+
+				"namespace is used, and this field may only repeat it.", cfg.Kind),
+			"maxLength": 63,
+			"pattern":   `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`,
+		}
+	}
 	for _, l := range xfn.Lists {
 		if _, clash := props[l.Field]; clash {
 			return nil, fmt.Errorf("BindCluster spec already has a field %q", l.Field)
 		}
-		props[l.Field] = listSchema(l, specs[l.Kind], cfg.Kind)
+		props[l.Field] = listSchema(l, specs[l.Kind])
 	}
 
 	status := obj{
@@ -172,6 +237,8 @@ func Generate(cfg Config) ([]byte, error) {
 				"type":        "object",
 				"description": "Where to reach the cluster and what the function manages.",
 				"properties": obj{
+					"namespace":       str("The namespace of the composed objects (a claim's own)."),
+					"serveAddress":    str("The DNS name of the serve Service (<service>.<namespace>.svc)."),
 					"serveService":    str("The Service that serves queries (the VIP)."),
 					"primaryService":  str("The Service of pod 0 (transfers, dynamic updates)."),
 					"headlessService": str("The headless Service giving the pods DNS names."),
@@ -210,6 +277,13 @@ func Generate(cfg Config) ([]byte, error) {
 	if cfg.ClaimKind != "" {
 		xrdSpec["claimNames"] = obj{"kind": cfg.ClaimKind, "plural": cfg.ClaimPlural}
 	}
+	if len(cfg.ConnectionSecretKeys) > 0 {
+		keys := make([]any, len(cfg.ConnectionSecretKeys))
+		for i, k := range cfg.ConnectionSecretKeys {
+			keys[i] = k
+		}
+		xrdSpec["connectionSecretKeys"] = keys
+	}
 	xrd := obj{
 		"apiVersion": cfg.XRDAPIVersion,
 		"kind":       "CompositeResourceDefinition",
@@ -230,11 +304,11 @@ func Generate(cfg Config) ([]byte, error) {
 // listSchema is the schema of one inline list: {name, spec} entries with
 // unique names, spec being the kind's own spec schema where clusterRef is
 // optional (it defaults to the XR's name).
-func listSchema(l xfn.List, kindSpec obj, xrKind string) obj {
+func listSchema(l xfn.List, kindSpec obj) obj {
 	s := deepCopy(kindSpec)
 	props, _ := s["properties"].(obj)
 	if cr, ok := props["clusterRef"].(obj); ok {
-		cr["description"] = fmt.Sprintf("ClusterRef must be empty or the %s's own name: an inline entry belongs to it.", xrKind)
+		cr["description"] = "ClusterRef must be empty or the cluster's own name (the composite's, or its claim's): an inline entry belongs to it."
 	}
 	if req, ok := s["required"].([]any); ok {
 		var keep []any

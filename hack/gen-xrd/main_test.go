@@ -13,16 +13,23 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/xfn"
 )
 
-// TestNoDrift regenerates the XRD from config/crd and compares it with the
-// committed copies: edit api/, run make generate and go run ./hack/gen-xrd.
+// TestNoDrift regenerates both XRDs from config/crd and compares them with
+// the committed copies: edit api/, run make generate and go run ./hack/gen-xrd.
 func TestNoDrift(t *testing.T) {
 	root := testutil.RepoRoot(t)
-	want, err := Generate(DefaultConfig(filepath.Join(root, "config", "crd")))
-	if err != nil {
-		t.Fatal(err)
+	for _, tg := range Targets {
+		want, err := Generate(tg.Config(filepath.Join(root, "config", "crd")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		noDrift(t, root, tg.Files, want)
 	}
+}
+
+func noDrift(t *testing.T, root string, files []string, want []byte) {
+	t.Helper()
 	tmp := t.TempDir()
-	for _, target := range Targets {
+	for _, target := range files {
 		got, err := os.ReadFile(filepath.Join(root, target))
 		if err != nil {
 			t.Fatalf("%s: %v (run 'go run ./hack/gen-xrd')", target, err)
@@ -37,13 +44,23 @@ func TestNoDrift(t *testing.T) {
 
 // TestSchema checks the shape of what is generated.
 func TestSchema(t *testing.T) {
+	for name, cfg := range map[string]func(string) Config{"Namespaced": DefaultConfig, "Legacy": LegacyConfig} {
+		t.Run(name, func(t *testing.T) { testSchema(t, cfg) })
+	}
+}
+
+func testSchema(t *testing.T, config func(string) Config) {
 	root := testutil.RepoRoot(t)
-	out, err := Generate(DefaultConfig(filepath.Join(root, "config", "crd")))
+	cfg := config(filepath.Join(root, "config", "crd"))
+	out, err := Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var xrd struct {
 		Spec struct {
+			ClaimNames *struct {
+				Kind string `json:"kind"`
+			} `json:"claimNames"`
 			Scope    string `json:"scope"`
 			Versions []struct {
 				Schema struct {
@@ -102,7 +119,40 @@ func TestSchema(t *testing.T) {
 	if _, ok := props["replicas"]; !ok {
 		t.Error("the cluster's fields belong at spec level: spec.replicas is missing")
 	}
-	if xrd.Spec.Scope != "Namespaced" {
-		t.Errorf("scope = %q, want Namespaced", xrd.Spec.Scope)
+	if xrd.Spec.Scope != cfg.Scope {
+		t.Errorf("scope = %q, want %q", xrd.Spec.Scope, cfg.Scope)
+	}
+	_, hasNS := props[xfn.NamespaceField]
+	switch {
+	case cfg.Cluster() && (xrd.Spec.ClaimNames == nil || xrd.Spec.ClaimNames.Kind != xfn.ClaimKind || !hasNS):
+		t.Errorf("a legacy XRD offers the claim %s and spec.%s: claimNames %+v, spec.%s present %v", xfn.ClaimKind, xfn.NamespaceField, xrd.Spec.ClaimNames, xfn.NamespaceField, hasNS)
+	case !cfg.Cluster() && (xrd.Spec.ClaimNames != nil || hasNS):
+		t.Errorf("a namespaced XRD has no claim and no spec.%s", xfn.NamespaceField)
+	}
+}
+
+// TestSameSchema: the legacy XRD's spec is the namespaced one's, plus
+// spec.namespace: one schema source, two XRDs.
+func TestSameSchema(t *testing.T) {
+	root := testutil.RepoRoot(t)
+	spec := func(cfg Config) map[string]any {
+		out, err := Generate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var xrd map[string]any
+		if err := yaml.Unmarshal(out, &xrd); err != nil {
+			t.Fatal(err)
+		}
+		v := xrd["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
+		s := v["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)["properties"].(map[string]any)
+		sp := s["spec"].(map[string]any)
+		delete(sp, "description")
+		delete(sp["properties"].(map[string]any), xfn.NamespaceField)
+		return s
+	}
+	crd := filepath.Join(root, "config", "crd")
+	if diff := cmp.Diff(spec(DefaultConfig(crd)), spec(LegacyConfig(crd))); diff != "" {
+		t.Errorf("the legacy XRD's schema (+) differs from the namespaced one's (-) beyond spec.%s:\n%s", xfn.NamespaceField, diff)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/crossplane/function-sdk-go/response"
 	"google.golang.org/protobuf/proto"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
@@ -25,6 +26,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/render"
+	v1alpha1in "git.unkin.net/unkin/bind-fn/internal/xfn/input/v1alpha1"
 )
 
 // DefaultMaxResponseBytes is the largest response Crossplane accepts: its
@@ -64,8 +66,27 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.Fatal(rsp, errors.Wrap(err, "cannot get observed composite resource"))
 		return rsp, nil
 	}
-	name, ns := oxr.Resource.GetName(), oxr.Resource.GetNamespace()
-	log = log.WithValues("xr", ns+"/"+name)
+	opt, err := ReadInput(req.GetInput())
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	items, loc, rs := FromXR(oxr.Resource.Object)
+	if rs.HasErrors() && loc.Target.Namespace == "" {
+		// No namespace to render into (or no name): nothing to ask for.
+		rs.Sort()
+		response.Fatal(rsp, errors.New(FatalMessage(loc, rs)))
+		response.ConditionFalse(rsp, ConditionRendered, "InvalidSpec").WithMessage("see the Fatal result").TargetComposite()
+		return rsp, nil
+	}
+	if opt.Wrapping == v1alpha1in.WrappingProviderKubernetes && loc.XR.Namespace != "" {
+		response.Fatal(rsp, errors.Errorf("cannot wrap the objects of %s in provider-kubernetes Objects: Objects (%s) are cluster scoped and a "+
+			"namespaced composite composes only namespaced resources. Use objectWrapping %s (native objects) on Crossplane v2, or a "+
+			"cluster-scoped %s with a %s", XRString(loc), ObjectAPIVersion, v1alpha1in.WrappingNone, LegacyKind, ClaimKind))
+		return rsp, nil
+	}
+	name, ns := loc.Target.Name, loc.Target.Namespace
+	log = log.WithValues("xr", XRString(loc))
 
 	rsp.Requirements = Requirements(name, ns)
 	required, resolved, err := requiredItems(req, ns)
@@ -80,7 +101,6 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 
-	items, loc, rs := FromXR(oxr.Resource.Object)
 	items = append(items, required...)
 
 	observed, err := request.GetObservedComposedResources(req)
@@ -118,7 +138,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.Fatal(rsp, errors.Wrap(err, "cannot get desired composed resources"))
 		return rsp, nil
 	}
-	ours, err := Composed(objs, observed)
+	ours, err := Composed(objs, observed, opt, loc.XR.Name)
 	if err != nil {
 		response.Fatal(rsp, errors.Wrap(err, "cannot compose rendered objects"))
 		return rsp, nil
@@ -138,9 +158,14 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 	dxr.Resource.SetAPIVersion(oxr.Resource.GetAPIVersion())
 	dxr.Resource.SetKind(oxr.Resource.GetKind())
-	if err := dxr.Resource.SetValue("status.bind", Status(name, objs, ours)); err != nil {
+	if err := dxr.Resource.SetValue("status.bind", Status(loc.Target, ours)); err != nil {
 		response.Fatal(rsp, errors.Wrap(err, "cannot set composite resource status"))
 		return rsp, nil
+	}
+	if loc.XR.Namespace == "" {
+		// A legacy composite's connection details reach the claim's
+		// connection Secret: where to reach the cluster, never key material.
+		dxr.ConnectionDetails = ConnectionDetails(loc.Target, ours)
 	}
 	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
 		response.Fatal(rsp, errors.Wrap(err, "cannot set desired composite resource"))
@@ -158,7 +183,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		big.Requirements = rsp.Requirements
 		response.Fatal(big, errors.Errorf("cannot return the desired state: the response would be %s, over the %s a Crossplane "+
 			"function may return (gRPC's default message limit); Crossplane would fail with a gRPC error and, worse, keep no "+
-			"partial state. Split the zones of %s %s/%s across several XBindClusters", mib(n), mib(max), Kind, ns, name))
+			"partial state. Split the zones of %s across several composites", mib(n), mib(max), XRString(loc)))
 		return big, nil
 	}
 	log.Debug("Rendered", "objects", len(objs), "bytes", proto.Size(rsp))
@@ -177,21 +202,38 @@ func Requirements(name, ns string) *fnv1.Requirements {
 			Namespace:  proto.String(ns),
 		}
 	}
-	return &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
-		RequiredZones:   sel(v1alpha1.KindBindZone),
-		RequiredRecords: sel(v1alpha1.KindDNSRecord),
-	}}
+	// Crossplane v2 answers requirements.resources; v1.x (1.15 and later)
+	// knows only the older extra_resources. v2 answers both, and the
+	// function reads whichever came.
+	return &fnv1.Requirements{
+		Resources: map[string]*fnv1.ResourceSelector{
+			RequiredZones:   sel(v1alpha1.KindBindZone),
+			RequiredRecords: sel(v1alpha1.KindDNSRecord),
+		},
+		ExtraResources: map[string]*fnv1.ResourceSelector{ //nolint:staticcheck // Crossplane v1.x reads only this field.
+			RequiredZones:   sel(v1alpha1.KindBindZone),
+			RequiredRecords: sel(v1alpha1.KindDNSRecord),
+		},
+	}
 }
 
-// requiredItems returns the required resources of the XR's namespace as
-// items, sorted by kind and name; resolved is false until Crossplane has
-// answered both requirements.
+// requiredItems returns the required resources of namespace ns as items,
+// sorted by kind and name; resolved is false until Crossplane has answered
+// both requirements (as required_resources, or Crossplane v1.x's
+// extra_resources).
 func requiredItems(req *fnv1.RunFunctionRequest, ns string) ([]model.Item, bool, error) {
 	var items []model.Item
+	extras, err := request.GetExtraResources(req) //nolint:staticcheck // Crossplane v1.x answers only extra_resources.
+	if err != nil {
+		return nil, false, errors.Wrap(err, "cannot read extra resources")
+	}
 	for _, n := range []string{RequiredZones, RequiredRecords} {
 		rrs, ok, err := request.GetRequiredResource(req, n)
 		if err != nil {
 			return nil, false, errors.Wrapf(err, "cannot read required resources %q", n)
+		}
+		if !ok {
+			rrs, ok = extras[n]
 		}
 		if !ok {
 			return nil, false, nil
@@ -228,7 +270,13 @@ func Previous(observed map[resource.Name]resource.ObservedComposed) ([]render.Pr
 	sort.Strings(names)
 	for _, n := range names {
 		o := observed[resource.Name(n)].Resource
-		if o == nil || o.GetLabels()[objects.LabelManagedBy] != objects.ManagedBy {
+		if o != nil && IsObject(o.Object) {
+			// A wrapped object's state is in the manifest the function
+			// asked for: provider-kubernetes may redact an observed Secret.
+			m, _ := Unwrap(o.Object)
+			o = &composed.Unstructured{Unstructured: unstructured.Unstructured{Object: m}}
+		}
+		if o == nil || o.Object == nil || o.GetLabels()[objects.LabelManagedBy] != objects.ManagedBy {
 			continue
 		}
 		src := diag.Source{Ref: diag.ObjectRef{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}, File: "observed " + n}
@@ -266,34 +314,53 @@ func ResourceName(kind, name string) resource.Name {
 }
 
 // Composed turns rendered objects into desired composed resources with
-// their readiness from the observed ones.
-func Composed(objs []render.Object, observed map[resource.Name]resource.ObservedComposed) (map[resource.Name]*resource.DesiredComposed, error) {
+// their readiness from the observed ones: the objects themselves, or each
+// wrapped in a provider-kubernetes Object named after the composite xrName.
+func Composed(objs []render.Object, observed map[resource.Name]resource.ObservedComposed, opt Options, xrName string) (map[resource.Name]*resource.DesiredComposed, error) {
 	out := make(map[resource.Name]*resource.DesiredComposed, len(objs))
 	for _, o := range objs {
 		js, err := json.Marshal(o.Obj)
 		if err != nil {
 			return nil, err
 		}
-		cd := composed.New()
-		if err := json.Unmarshal(js, &cd.Unstructured.Object); err != nil {
+		var m map[string]any
+		if err := json.Unmarshal(js, &m); err != nil {
 			return nil, err
 		}
 		// Crossplane owns status; a rendered empty status would only churn.
-		delete(cd.Object, "status")
-		if m, ok := cd.Object["metadata"].(map[string]any); ok && m["creationTimestamp"] == nil {
-			delete(m, "creationTimestamp")
+		delete(m, "status")
+		if md, ok := m["metadata"].(map[string]any); ok && md["creationTimestamp"] == nil {
+			delete(md, "creationTimestamp")
 		}
-		n := ResourceName(cd.GetKind(), cd.GetName())
+		kind, _ := m["kind"].(string)
+		md, _ := m["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		n := ResourceName(kind, name)
 		if _, dup := out[n]; dup {
 			return nil, errors.Errorf("two rendered objects share the composition resource name %q", n)
 		}
-		out[n] = &resource.DesiredComposed{Resource: cd, Ready: Ready(observed[n].Resource)}
+		obs := observed[n].Resource
+		if opt.Wrapping == v1alpha1in.WrappingProviderKubernetes {
+			m = Wrap(m, ObjectName(xrName, string(n)), opt.ProviderConfig)
+			var inner map[string]any
+			if obs != nil && obs.Object != nil && IsObject(obs.Object) {
+				_, inner = Unwrap(obs.Object)
+			}
+			obs = nil
+			if inner != nil {
+				obs = &composed.Unstructured{Unstructured: unstructured.Unstructured{Object: inner}}
+			}
+		}
+		cd := composed.New()
+		cd.Object = m
+		out[n] = &resource.DesiredComposed{Resource: cd, Ready: Ready(obs)}
 	}
 	return out, nil
 }
 
-// Ready is a composed resource's readiness: a StatefulSet when all its
-// pods are ready, anything else once it exists.
+// Ready is a composed resource's readiness from the object as observed in
+// the cluster (unwrapped, for a provider-kubernetes Object): a StatefulSet
+// when all its pods are ready, anything else once it exists.
 func Ready(obs *composed.Unstructured) resource.Ready {
 	if obs == nil || obs.Object == nil {
 		return resource.ReadyFalse
@@ -312,10 +379,27 @@ func Ready(obs *composed.Unstructured) resource.Ready {
 	return resource.ReadyFalse
 }
 
-// Status is XBindCluster.status.bind: where to reach the cluster, and the
-// names of what the function manages.
-func Status(cluster string, objs []render.Object, ours map[resource.Name]*resource.DesiredComposed) map[string]any {
-	var secrets, zoneMaps []any
+// manifest is the Kubernetes object a desired composed resource stands
+// for: itself, or the one a provider-kubernetes Object wraps.
+func manifest(d *resource.DesiredComposed) *unstructured.Unstructured {
+	if IsObject(d.Resource.Object) {
+		m, _ := Unwrap(d.Resource.Object)
+		return &unstructured.Unstructured{Object: m}
+	}
+	return &d.Resource.Unstructured
+}
+
+// ServeAddress is the DNS name of the cluster's serve Service: resolvable
+// from any pod through the search path, whatever the cluster domain.
+func ServeAddress(t Target) string {
+	return layout.ServeServiceName(t.Name) + "." + t.Namespace + ".svc"
+}
+
+// Status is the composite's status.bind (a claim shows it too): where to
+// reach the cluster, and the names of what the function manages. It names
+// Secrets, never their content.
+func Status(t Target, ours map[resource.Name]*resource.DesiredComposed) map[string]any {
+	secrets, zoneMaps := []any{}, []any{}
 	ready := 0
 	names := make([]string, 0, len(ours))
 	for n := range ours {
@@ -327,31 +411,64 @@ func Status(cluster string, objs []render.Object, ours map[resource.Name]*resour
 		if d.Ready == resource.ReadyTrue {
 			ready++
 		}
-		comp := d.Resource.GetLabels()[objects.LabelComponent]
+		m := manifest(d)
+		comp := m.GetLabels()[objects.LabelComponent]
 		switch {
-		case d.Resource.GetKind() == "Secret" && comp == objects.ComponentTSIG:
-			secrets = append(secrets, d.Resource.GetName())
-		case d.Resource.GetKind() == "ConfigMap" && comp == objects.ComponentZones:
-			zoneMaps = append(zoneMaps, d.Resource.GetName())
+		case m.GetKind() == "Secret" && comp == objects.ComponentTSIG:
+			secrets = append(secrets, m.GetName())
+		case m.GetKind() == "ConfigMap" && comp == objects.ComponentZones:
+			zoneMaps = append(zoneMaps, m.GetName())
 		}
 	}
-	st := map[string]any{
-		"serveService":    layout.ServeServiceName(cluster),
-		"primaryService":  layout.PrimaryServiceName(cluster),
-		"headlessService": layout.HeadlessServiceName(cluster),
-		"configMap":       layout.ConfigMapName(cluster),
-		"composedObjects": int64(len(objs)),
+	return map[string]any{
+		"namespace":       t.Namespace,
+		"serveService":    layout.ServeServiceName(t.Name),
+		"serveAddress":    ServeAddress(t),
+		"primaryService":  layout.PrimaryServiceName(t.Name),
+		"headlessService": layout.HeadlessServiceName(t.Name),
+		"configMap":       layout.ConfigMapName(t.Name),
+		"composedObjects": int64(len(ours)),
 		"readyObjects":    int64(ready),
 		"tsigSecrets":     secrets,
 		"zoneConfigMaps":  zoneMaps,
 	}
-	if secrets == nil {
-		st["tsigSecrets"] = []any{}
+}
+
+// ConnectionKeys are the keys of a legacy composite's connection details
+// (and so of its claim's connection Secret).
+var ConnectionKeys = []string{"namespace", "port", "primaryService", "serveAddress", "serveService", "tsigSecrets"}
+
+// ConnectionDetails are a legacy composite's connection details: where to
+// reach the cluster and which Secrets hold its TSIG keys (comma-separated,
+// in the same namespace). Never key material: an application team mounts
+// the named Secret in its namespace.
+func ConnectionDetails(t Target, ours map[resource.Name]*resource.DesiredComposed) resource.ConnectionDetails {
+	st := Status(t, ours)
+	var secrets []string
+	for _, s := range st["tsigSecrets"].([]any) {
+		secrets = append(secrets, s.(string))
 	}
-	if zoneMaps == nil {
-		st["zoneConfigMaps"] = []any{}
+	return resource.ConnectionDetails{
+		"namespace":      []byte(t.Namespace),
+		"port":           []byte("53"),
+		"primaryService": []byte(st["primaryService"].(string)),
+		"serveAddress":   []byte(st["serveAddress"].(string)),
+		"serveService":   []byte(st["serveService"].(string)),
+		"tsigSecrets":    []byte(strings.Join(secrets, ",")),
 	}
-	return st
+}
+
+// XRString names the composite in messages: Kind namespace/name, or for a
+// cluster-scoped one Kind name and its claim.
+func XRString(loc *Locator) string {
+	if loc.XR.Namespace != "" {
+		return fmt.Sprintf("%s %s/%s", loc.XR.Kind, loc.XR.Namespace, loc.XR.Name)
+	}
+	s := loc.XR.Kind + " " + loc.XR.Name
+	if c := loc.Target.Claim; c != nil {
+		s += fmt.Sprintf(" (claim %s %s/%s)", c.Kind, c.Namespace, c.Name)
+	}
+	return s
 }
 
 // FatalMessage is the text of the one Fatal result a failed validation
@@ -364,7 +481,7 @@ func FatalMessage(loc *Locator, rs diag.Results) string {
 			errs = append(errs, loc.Message(r))
 		}
 	}
-	head := fmt.Sprintf("cannot render %s %s/%s: ", loc.XR.Kind, loc.XR.Namespace, loc.XR.Name)
+	head := "cannot render " + XRString(loc) + ": "
 	if len(errs) == 1 {
 		return head + errs[0]
 	}

@@ -120,7 +120,7 @@ func TestRunFunction(t *testing.T) {
 	rendered := []*fnv1.Result(nil)
 	status := func(ready int) map[string]any {
 		return map[string]any{"bind": map[string]any{
-			"serveService": "auth", "primaryService": "auth-primary", "headlessService": "auth-headless", "configMap": "auth-config",
+			"namespace": "dns", "serveService": "auth", "serveAddress": "auth.dns.svc", "primaryService": "auth-primary", "headlessService": "auth-headless", "configMap": "auth-config",
 			"composedObjects": float64(10), "readyObjects": float64(ready), "tsigSecrets": []any{"auth-xfr-tsig", "xfr-tsig"}, "zoneConfigMaps": []any{"auth-zones-0"},
 		}}
 	}

@@ -28,6 +28,23 @@ const (
 	APIVersion = Group + "/" + Version
 )
 
+// The legacy, cluster-scoped composite and its claim, for Crossplane v1.x
+// (and v2's LegacyCluster scope): the same schema as XBindCluster, in the
+// same group under other kinds, so both XRDs (and the CRDs Crossplane makes
+// of them: xbindclusters, xlegacybindclusters and bindclusterclaims, all
+// .xbind.unkin.net) can be installed on one control plane.
+const (
+	LegacyKind   = "XLegacyBindCluster"
+	LegacyPlural = "xlegacybindclusters"
+	ClaimKind    = "BindClusterClaim"
+	ClaimPlural  = "bindclusterclaims"
+)
+
+// NamespaceField is the spec field of a cluster-scoped composite created
+// without a claim that names the namespace to render into. With a claim,
+// the claim's namespace is used and this field may only repeat it.
+const NamespaceField = "namespace"
+
 // SelectorLabel selects separate BindZone and DNSRecord objects as required
 // resources: objects in the XR's namespace labelled
 // bind.unkin.net/cluster: <XR name> join the XR's inline ones.
@@ -75,11 +92,96 @@ var clusterScoped = map[string]bool{
 	v1alpha1.KindBindPolicy: true,
 }
 
+// Target is where a composite's objects are rendered: the BIND cluster's
+// name and namespace. A namespaced (v2) composite renders into its own
+// namespace under its own name. A cluster-scoped one created by a claim
+// renders into the claim's namespace under the claim's name (Crossplane
+// names the composite <claim>-<suffix>; the application team knows the
+// claim); one without a claim renders into spec.namespace under its name.
+type Target struct {
+	Name, Namespace string
+	// Claim is the claim's identity, when there is one.
+	Claim *diag.ObjectRef
+}
+
+// Placement works out the Target of a composite. A cluster-scoped
+// composite with neither a claim nor spec.namespace is an error: there is
+// no namespace to render into.
+func Placement(xr map[string]any) (Target, diag.Results) {
+	meta, _ := xr["metadata"].(map[string]any)
+	spec, _ := xr["spec"].(map[string]any)
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	name, ns := str(meta, "name"), str(meta, "namespace")
+	kind, apiVersion := str(xr, "kind"), str(xr, "apiVersion")
+	ref := diag.ObjectRef{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: name}
+	src := diag.Source{Ref: ref, File: fmt.Sprintf("%s %s", kind, name)}
+	var rs diag.Results
+	want, hasWant := spec[NamespaceField]
+	wantNS, _ := want.(string)
+	if hasWant && (wantNS == "" || !isDNSLabel(wantNS)) {
+		rs.Errorf(src, "spec."+NamespaceField, "%q is not a namespace name (a DNS label: lower case letters, digits and '-')", fmt.Sprint(want))
+		return Target{}, rs
+	}
+	if ns != "" { // a namespaced (v2) composite
+		if hasWant && wantNS != ns {
+			rs.Errorf(src, "spec."+NamespaceField, "a namespaced %s renders into its own namespace %q: remove spec.%s (%q)", kind, ns, NamespaceField, wantNS)
+		}
+		return Target{Name: name, Namespace: ns}, rs
+	}
+	// v1-style legacy composites keep the claim reference at spec level; a
+	// v2 Cluster/LegacyCluster one may have it under spec.crossplane.
+	claim, _ := spec["claimRef"].(map[string]any)
+	if claim == nil {
+		if xp, ok := spec["crossplane"].(map[string]any); ok {
+			claim, _ = xp["claimRef"].(map[string]any)
+		}
+	}
+	if claim != nil {
+		c := diag.ObjectRef{APIVersion: str(claim, "apiVersion"), Kind: str(claim, "kind"), Namespace: str(claim, "namespace"), Name: str(claim, "name")}
+		if c.Namespace == "" || c.Name == "" {
+			rs.Errorf(src, "spec.claimRef", "the claim reference names no namespace and name: Crossplane sets both when it creates a composite for a claim")
+			return Target{}, rs
+		}
+		// The claim's namespace is an isolation boundary: a claim's spec
+		// (copied into the composite) must not send its objects elsewhere.
+		if hasWant && wantNS != c.Namespace {
+			rs.Errorf(src, "spec."+NamespaceField, "the objects of a claim land in the claim's namespace %q, not %q: remove spec.%s from %s %s/%s",
+				c.Namespace, wantNS, NamespaceField, c.Kind, c.Namespace, c.Name)
+			return Target{}, rs
+		}
+		return Target{Name: c.Name, Namespace: c.Namespace, Claim: &c}, rs
+	}
+	if hasWant {
+		return Target{Name: name, Namespace: wantNS}, rs
+	}
+	rs.Errorf(src, "spec."+NamespaceField, "cannot render a cluster-scoped %s without a claim: there is no namespace to render into. "+
+		"Create it through a %s (its objects land in the claim's namespace), or set spec.%s", kind, ClaimKind, NamespaceField)
+	return Target{}, rs
+}
+
+func isDNSLabel(s string) bool {
+	if len(s) > 63 {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' && i > 0 && i < len(s)-1:
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
 // Locator maps results about items made from an XR back to the XR's field
 // paths, so the user is pointed at spec.zones[3].spec.records[0].
 type Locator struct {
-	// XR is the composite's identity (Kind namespace/name).
+	// XR is the composite's identity (Kind namespace/name; no namespace
+	// when it is cluster scoped).
 	XR diag.ObjectRef
+	// Target is where the XR's objects are rendered.
+	Target Target
 	// prefix of each inline item: "" for the cluster, spec.zones[3] ...
 	prefix map[diag.ObjectRef]string
 }
@@ -125,35 +227,43 @@ func (l *Locator) Message(r diag.Result) string {
 	return b.String()
 }
 
-// FromXR converts an XBindCluster (its whole object, as JSON-decoded maps)
-// into pipeline items: one BindCluster named after the XR, plus one item per
-// inline list entry, all in the XR's namespace. Problems with the XR's shape
-// are errors located in the XR.
+// FromXR converts an XBindCluster or XLegacyBindCluster (its whole object,
+// as JSON-decoded maps) into pipeline items: one BindCluster named after
+// the Target (the XR, or its claim), plus one item per inline list entry,
+// all in the Target's namespace. Problems with the XR's shape are errors
+// located in the XR.
 func FromXR(xr map[string]any) ([]model.Item, *Locator, diag.Results) {
 	meta, _ := xr["metadata"].(map[string]any)
-	name, _ := meta["name"].(string)
-	ns, _ := meta["namespace"].(string)
+	xrName, _ := meta["name"].(string)
+	xrNS, _ := meta["namespace"].(string)
 	kind, _ := xr["kind"].(string)
 	apiVersion, _ := xr["apiVersion"].(string)
 	loc := &Locator{
-		XR:     diag.ObjectRef{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: name},
+		XR:     diag.ObjectRef{APIVersion: apiVersion, Kind: kind, Namespace: xrNS, Name: xrName},
 		prefix: map[diag.ObjectRef]string{},
 	}
 	loc.prefix[loc.XR] = "" // problems with the XR's own shape
-	xrSrc := diag.Source{Ref: loc.XR, File: fmt.Sprintf("%s %s", kind, name)}
+	xrSrc := diag.Source{Ref: loc.XR, File: fmt.Sprintf("%s %s", kind, xrName)}
 	var rs diag.Results
 	var items []model.Item
-	if name == "" {
-		rs.Errorf(xrSrc, "metadata.name", "the %s has no name", Kind)
+	if xrName == "" {
+		rs.Errorf(xrSrc, "metadata.name", "the %s has no name", kind)
 		return nil, loc, rs
 	}
-	spec, ok := xr["spec"].(map[string]any)
-	if !ok && xr["spec"] != nil {
+	if _, ok := xr["spec"].(map[string]any); !ok && xr["spec"] != nil {
 		rs.Errorf(xrSrc, "spec", "spec must be an object")
 		return nil, loc, rs
 	}
+	target, prs := Placement(xr)
+	rs = append(rs, prs...)
+	if prs.HasErrors() {
+		return nil, loc, rs
+	}
+	loc.Target = target
+	name, ns := target.Name, target.Namespace
+	spec, _ := xr["spec"].(map[string]any)
 	clusterSpec := map[string]any{}
-	skip := map[string]bool{}
+	skip := map[string]bool{NamespaceField: true}
 	for _, f := range MachineryFields {
 		skip[f] = true
 	}
@@ -166,7 +276,7 @@ func FromXR(xr map[string]any) ([]model.Item, *Locator, diag.Results) {
 			clusterSpec[k] = v
 		}
 	}
-	cluster, rs2 := item(xrSrc, "", v1alpha1.KindBindCluster, name, ns, clusterSpec, nil)
+	cluster, rs2 := item(xrSrc, "", v1alpha1.KindBindCluster, name, ns, clusterSpec, nil, kind)
 	rs = append(rs, rs2...)
 	if cluster != nil {
 		items = append(items, *cluster)
@@ -218,9 +328,9 @@ func FromXR(xr map[string]any) ([]model.Item, *Locator, diag.Results) {
 				rs.Errorf(xrSrc, field+".spec", "spec must be an object")
 				continue
 			}
-			src := diag.Source{Ref: diag.ObjectRef{APIVersion: v1alpha1.APIVersion, Kind: l.Kind, Namespace: ns, Name: n}, File: fmt.Sprintf("%s %s %s", kind, name, field)}
+			src := diag.Source{Ref: diag.ObjectRef{APIVersion: v1alpha1.APIVersion, Kind: l.Kind, Namespace: ns, Name: n}, File: fmt.Sprintf("%s %s %s", kind, xrName, field)}
 			loc.prefix[src.Ref] = field
-			it, irs := item(src, field, l.Kind, n, ns, s, &name)
+			it, irs := item(src, field, l.Kind, n, ns, s, &name, kind)
 			rs = append(rs, irs...)
 			if it != nil {
 				items = append(items, *it)
@@ -230,9 +340,10 @@ func FromXR(xr map[string]any) ([]model.Item, *Locator, diag.Results) {
 	return items, loc, rs
 }
 
-// item builds one pipeline item. cluster, when set, is the XR's name: the
-// default (and only allowed value) of spec.clusterRef.
-func item(src diag.Source, field, kind, name, ns string, spec map[string]any, cluster *string) (*model.Item, diag.Results) {
+// item builds one pipeline item. cluster, when set, is the cluster's name:
+// the default (and only allowed value) of spec.clusterRef. xrKind is the
+// composite's kind, for messages.
+func item(src diag.Source, field, kind, name, ns string, spec map[string]any, cluster *string, xrKind string) (*model.Item, diag.Results) {
 	var rs diag.Results
 	if spec == nil {
 		spec = map[string]any{}
@@ -247,7 +358,7 @@ func item(src diag.Source, field, kind, name, ns string, spec map[string]any, cl
 			cp["clusterRef"] = *cluster
 			spec = cp
 		case ref != *cluster:
-			rs.Errorf(src, "spec.clusterRef", "clusterRef %q names another cluster: an inline %s belongs to this %s (%q); leave clusterRef empty", ref, kind, Kind, *cluster)
+			rs.Errorf(src, "spec.clusterRef", "clusterRef %q names another cluster: an inline %s belongs to this %s (%q); leave clusterRef empty", ref, kind, xrKind, *cluster)
 			return nil, rs
 		}
 	}
@@ -262,7 +373,7 @@ func item(src diag.Source, field, kind, name, ns string, spec map[string]any, cl
 		rs.Errorf(src, "spec", "cannot encode %s: %v", field, err)
 		return nil, rs
 	}
-	if src.Ref.Kind == "" || src.Ref.Kind == Kind || src.Ref.APIVersion != v1alpha1.APIVersion {
+	if src.Ref.Kind == "" || src.Ref.Kind == xrKind || src.Ref.APIVersion != v1alpha1.APIVersion {
 		src.Ref = diag.ObjectRef{APIVersion: v1alpha1.APIVersion, Kind: kind, Namespace: ns, Name: name}
 	}
 	return &model.Item{Source: src, JSON: js}, rs
