@@ -38,7 +38,7 @@ pkg.bind-fn-agent := ./agent
 pkg.function-bind := ./composition
 
 .PHONY: all tools build $(addprefix build-,$(BINARIES)) generate check-generate check-tidy \
-        lint test go-test bench images example clean help
+        lint test go-test bench images example demo clean help
 
 all: test
 
@@ -106,9 +106,12 @@ test: tools build lint check-generate go-test
 go-test: tools build
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKGS)
 
-## bench: benchmarks only
-bench:
+## bench: go test benchmarks (1k, 10k records), then the whole-process benchmark
+## (hack/bench.sh: fn-render, fn-validate vs the identity function and
+## named-checkzone at 1k-200k records; see BENCHMARKS.md). Not part of make test.
+bench: tools
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	bash hack/bench.sh
 
 ## images: out/images/<binary>.tar, reproducible, loadable with docker load / kind load image-archive
 IMAGE_TOOL := $(BIN)/image
@@ -142,5 +145,21 @@ example: build tools
 	@$(BIN)/kpt fn source $(OUT)/example/authoritative/rendered 2>/dev/null | \
 	  go run ./hack/show-data -kind ConfigMap -name auth-config -key named.conf.primary
 
+## demo: start examples/authoritative as real named pods in a private lab network and query it (root)
+demo: build-bind-fn-agent
+	@bash hack/demo.sh
+
 clean:
 	rm -rf $(OUT) $(addprefix $(BIN)/,$(BINARIES) image)
+
+## xpkg: Crossplane packages into out/: function-bind.xpkg (runtime image embedded, no Docker engine), configuration-bind.xpkg (v2 XRD + Composition) and configuration-bind-claim.xpkg (legacy XRD + claim, Object-wrapping Composition)
+.PHONY: xpkg
+xpkg: build-function-bind
+	@test -x $(BIN)/crossplane || { echo "make: bin/crossplane is missing: run 'make tools'" >&2; exit 1; }
+	$(GO) build -o $(IMAGE_TOOL) ./hack/image
+	@mkdir -p $(OUT)/images
+	$(call IMG,function-bind) -path-in-image /function-bind -entrypoint /function-bind
+	$(BIN)/crossplane xpkg build --package-root=package/function \
+	  --embed-runtime-image-tarball=$(OUT)/images/function-bind.tar -o $(OUT)/function-bind.xpkg
+	$(BIN)/crossplane xpkg build --package-root=package/configuration -o $(OUT)/configuration-bind.xpkg
+	$(BIN)/crossplane xpkg build --package-root=package/configuration-claim -o $(OUT)/configuration-bind-claim.xpkg

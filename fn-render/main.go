@@ -7,13 +7,13 @@ package main
 import (
 	"os"
 
-	"github.com/kptdev/krm-functions-sdk/go/fn"
-
 	"git.unkin.net/unkin/bind-fn/internal/krm"
 )
 
+// krm.Main is fn.AsMain with a streaming ResourceList codec (see
+// internal/krm/stream.go): the same protocol, a fraction of the memory.
 func main() {
-	if err := fn.AsMain(fn.ResourceListProcessorFunc((&krm.Processor{Mode: krm.RenderMode}).Process)); err != nil {
+	if err := krm.Main(&krm.Processor{Mode: krm.RenderMode}); err != nil {
 		os.Exit(1)
 	}
 }

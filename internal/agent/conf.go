@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 )
 
@@ -33,12 +34,29 @@ type Peers struct {
 // ServersConf renders the server lists include through the typed
 // named.conf writer: one `primaries "<name>" { <ip> [port <p>] key "<key>"; ... };`
 // per list, lists sorted by name, addresses sorted and de-duplicated. An
-// empty list renders as `primaries "<name>" { };`.
+// empty list renders as `primaries "<name>" { };`. It also defines the ACL
+// layout.PeersACL of every resolved peer address, which the rendered config
+// exempts from response rate limiting: the cluster's own SOA queries and
+// transfers must never be dropped as a flood (they come from one /24).
 func ServersConf(lists []Peers) (string, error) {
 	ls := append([]Peers(nil), lists...)
 	sort.Slice(ls, func(i, j int) bool { return ls[i].Name < ls[j].Name })
 	var f namedconf.File
 	f.Comment("Written by bind-fn-agent from resolved peer names. Do not edit.")
+	var peers []net.IP
+	for _, l := range ls {
+		peers = append(peers, l.IPs...)
+	}
+	var acl []namedconf.Stmt
+	for _, ip := range SortIPs(peers) {
+		if a, ok := netip.AddrFromSlice(ip); ok {
+			acl = append(acl, namedconf.S(namedconf.Kw(a.Unmap().String())))
+		}
+	}
+	if len(acl) == 0 {
+		acl = append(acl, namedconf.S(namedconf.Kw("none")))
+	}
+	f.Add(namedconf.B([]namedconf.Word{namedconf.Kw("acl"), namedconf.Str(layout.PeersACL)}, acl...))
 	for _, l := range ls {
 		var entries []namedconf.Stmt
 		for _, ip := range SortIPs(l.IPs) {

@@ -41,6 +41,9 @@ const (
 	// ServersInclude is written by the agent: `primaries "<list>" { ip key "k"; ... };`
 	// for every list in the agent config. The rendered named.conf includes it.
 	ServersInclude = "servers.conf"
+	// PeersACL is the ACL the agent defines in ServersInclude: every
+	// resolved peer address. Response rate limiting exempts it.
+	PeersACL = "bind-fn-peers"
 	// ActiveConf is the link the agent points at the primary or secondary config.
 	ActiveConf  = "named.conf"
 	RNDCKeyFile = "rndc.key"

@@ -5,6 +5,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,14 +96,19 @@ func Decode(items []Item) (*Set, diag.Results) {
 var strictPath = regexp.MustCompile(`^(unknown|duplicate) field "([^"]*)"$`)
 
 func decodeInto[T any](it Item, into *[]Obj[T], rs *diag.Results) error {
-	raw := map[string]json.RawMessage{}
-	if err := json.Unmarshal(it.JSON, &raw); err != nil {
-		return err
-	}
-	delete(raw, "status")
-	clean, err := json.Marshal(raw)
-	if err != nil {
-		return err
+	// Drop status; an object without the word anywhere (most of them)
+	// skips the two extra passes over its JSON.
+	clean := it.JSON
+	if bytes.Contains(it.JSON, []byte(`"status"`)) {
+		raw := map[string]json.RawMessage{}
+		if err := json.Unmarshal(it.JSON, &raw); err != nil {
+			return err
+		}
+		delete(raw, "status")
+		var err error
+		if clean, err = json.Marshal(raw); err != nil {
+			return err
+		}
 	}
 	obj := new(T)
 	strict, err := sigsjson.UnmarshalStrict(clean, obj)

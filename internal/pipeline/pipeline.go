@@ -30,6 +30,8 @@ func Run(in Input, opt render.Options) ([]render.Object, diag.Results) {
 	for _, p := range in.Previous {
 		rs = append(rs, prev.Add(p)...)
 	}
+	// Every zone is built once, in parallel, for the validator and the renderer.
+	prev.BuildZones(clusters)
 	rs = append(rs, validate.Check(set, clusters, prev)...)
 	if rs.HasErrors() {
 		rs.Sort()

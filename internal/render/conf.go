@@ -243,9 +243,12 @@ func (b *confBuilder) options() nc.Stmt {
 		if rl.Slip != nil {
 			body = append(body, nc.S(nc.Kw("slip"), nc.Int(int64(*rl.Slip))))
 		}
-		if len(rl.Exempt) > 0 {
-			body = append(body, nc.S(nc.Kw("exempt-clients"), nc.L(b.aml(c.Src, "spec.rateLimit.exempt", rl.Exempt)...)))
-		}
+		// The cluster's own peers (SOA queries after NOTIFY, transfers) share
+		// a /24 and would be dropped as a flood: exempt them by the ACL the
+		// agent writes beside the server lists.
+		exempt := []nc.Stmt{nc.S(nc.Str(layout.PeersACL))}
+		exempt = append(exempt, b.aml(c.Src, "spec.rateLimit.exempt", rl.Exempt)...)
+		body = append(body, nc.S(nc.Kw("exempt-clients"), nc.L(exempt...)))
 		o = append(o, nc.B([]nc.Word{nc.Kw("rate-limit")}, body...))
 	}
 	if !c.HasViews {
@@ -447,7 +450,9 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 			if !sp.DynamicUpdate {
 				body = append(body, nc.S(nc.Kw("inline-signing"), nc.Kw("yes")))
 			}
-			body = append(body, nc.S(nc.Kw("key-directory"), nc.Str(layout.DataDir+"/keys")))
+			// The directory the agent seeds the zone into: it exists, on the
+			// data volume. named never creates a missing key-directory.
+			body = append(body, nc.S(nc.Kw("key-directory"), nc.Str(layout.DataDir+"/primary")))
 		}
 	case v1alpha1.ZoneSecondary, v1alpha1.ZoneStub:
 		typ := "secondary"

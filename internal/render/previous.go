@@ -18,6 +18,7 @@ import (
 type Previous struct {
 	secrets map[string]map[string][]byte // ns/name -> data
 	zones   map[string]map[string]zonefile.State
+	built   map[*model.Zone]builtZone // this run's zones, built once (BuildZone)
 }
 
 // PrevObject is a previously rendered object, as the adapters see it.

@@ -9,9 +9,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-
-	corev1 "k8s.io/api/core/v1"
 	"sort"
+
+	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
@@ -88,6 +89,7 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 	}
 	var refs []ref
 	var seeds []layout.SeedZone
+	writable := map[string]diag.Source{} // zone files seeded from one file: never split
 	var dyn []layout.DynamicZone
 
 	addZone := func(key string, src diag.Source, z *zonefile.Zone, explicit *uint32, name string, set func(string)) {
@@ -125,7 +127,7 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 			if z.Spec.Type != v1alpha1.ZonePrimary {
 				continue
 			}
-			built, zrs := zonefile.Build(z)
+			built, zrs := prev.BuildZone(z)
 			rs = append(rs, zrs...)
 			if built == nil {
 				continue
@@ -138,6 +140,7 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 			k := zoneKey{v.Name, z.Name}
 			if z.Writable() {
 				dest := layout.DataDir + "/primary/" + name
+				writable[name] = z.Src
 				plan.files[k] = dest
 				addZone(stateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) {
 					seeds = append(seeds, layout.SeedZone{Zone: bare(z.Name), View: v.Name, Source: p, Dest: dest})
@@ -148,11 +151,17 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 			if z.Spec.DynamicUpdate && z.UpdateKey != nil {
 				var recs []string
 				for _, rr := range built.RRs {
+					// The apex NS belongs to BindZone.spec.nameservers and is
+					// in the seed; the agent refuses to converge it.
+					if h := rr.Header(); h.Rrtype == dns.TypeNS && dns.CanonicalName(h.Name) == dns.CanonicalName(z.Name) {
+						continue
+					}
 					recs = append(recs, rr.String())
 				}
 				sort.Strings(recs)
 				dyn = append(dyn, layout.DynamicZone{Zone: bare(z.Name), View: v.Name, KeyName: z.UpdateKey.KeyName, KeyFile: keyInclude(z.UpdateKey), Records: recs})
 			}
+			prev.forgetZone(z) // its text is made: let the RRs go
 		}
 		for _, p := range v.Policies {
 			p := p
@@ -169,20 +178,9 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 	// Shard the zone files, in name order, into ConfigMaps under the budget.
 	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
 	sort.SliceStable(refs, func(i, j int) bool { return refs[i].name < refs[j].name })
-	shards := []map[string]string{{}}
-	size := 0
-	where := map[string]int{}
-	for _, f := range files {
-		if size > 0 && size+len(f.text) > ShardBudget {
-			shards = append(shards, map[string]string{})
-			size = 0
-		}
-		if len(f.text) > ShardBudget {
-			rs.Errorf(c.Src, "", "zone file %q is %d bytes, more than one ConfigMap can carry (%d): split the zone", f.name, len(f.text), ShardBudget)
-		}
-		shards[len(shards)-1][f.name] = string(f.text)
-		size += len(f.text)
-		where[f.name] = len(shards) - 1
+	shards, where, oversized := shardFiles(files, ShardBudget, func(name string) bool { _, ok := writable[name]; return ok })
+	for _, name := range oversized {
+		rs.Errorf(writable[name], "spec.records", "zone file %q is larger than one ConfigMap can carry (%d bytes), and a dynamic or signed zone is seeded into the data volume from a single file, so it cannot be split: move static records to a separate zone, or add them by dynamic update instead of spec.records/DNSRecords", name, ShardBudget)
 	}
 	for _, r := range refs {
 		r.set(layout.ZoneFile(where[r.name], r.name))

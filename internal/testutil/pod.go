@@ -111,6 +111,7 @@ func LayPod(t testing.TB, root string, c *Cluster) {
 	}
 	agentDoc := AgentConfig(t, c)
 	var b strings.Builder
+	fmt.Fprintf(&b, "acl %q { 192.0.2.10; };\n", layout.PeersACL)
 	for i, l := range agentDoc.ServerLists {
 		fmt.Fprintf(&b, "primaries %q {", l.Name)
 		for j := range l.Hosts {

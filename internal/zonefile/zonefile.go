@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"io"
 	"sort"
 	"strings"
 
@@ -43,6 +44,10 @@ type Zone struct {
 	RRs []dns.RR
 	// Hash is the hex SHA-256 of the zone's text without the SOA serial.
 	Hash string
+	// lines are RRs printed, one per RR, as sorting made them (printing is
+	// the dominant cost of a large zone: done once, used by the hash and
+	// Text). Nil, or stale in length, makes Text print RRs itself.
+	lines []string
 }
 
 // NextSerial is the SOA serial of a zone whose content hash is hash: an
@@ -71,6 +76,18 @@ func (z *Zone) Text(serial uint32) []byte {
 	soa := *z.SOA
 	soa.Serial = serial
 	fmt.Fprintf(&b, "$ORIGIN %s\n$TTL %d\n%s\n", z.Origin, z.TTL, soa.String())
+	if len(z.lines) == len(z.RRs) {
+		n := b.Len()
+		for _, l := range z.lines {
+			n += len(l) + 1
+		}
+		b.Grow(n - b.Len())
+		for _, l := range z.lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+		return b.Bytes()
+	}
 	for _, rr := range z.RRs {
 		b.WriteString(rr.String())
 		b.WriteByte('\n')
@@ -84,18 +101,21 @@ func Parse(text []byte, origin string) ([]dns.RR, error) {
 	return parseAll(string(text), dns.Fqdn(origin))
 }
 
-func contentHash(origin string, ttl uint32, soa *dns.SOA, rrs []dns.RR) string {
+// contentHash hashes the zone without its serial; lines are its RRs
+// printed, one per RR.
+func contentHash(origin string, ttl uint32, soa *dns.SOA, lines []string) string {
 	h := sha256.New()
-	writeHash(h, origin, ttl, soa, rrs)
+	writeHash(h, origin, ttl, soa, lines)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func writeHash(h hash.Hash, origin string, ttl uint32, soa *dns.SOA, rrs []dns.RR) {
+func writeHash(h hash.Hash, origin string, ttl uint32, soa *dns.SOA, lines []string) {
 	fmt.Fprintf(h, "$ORIGIN %s\n$TTL %d\n", origin, ttl)
 	// The SOA without its serial.
 	fmt.Fprintf(h, "%s%s %s %d %d %d %d\n", soa.Hdr.String(), soa.Ns, soa.Mbox, soa.Refresh, soa.Retry, soa.Expire, soa.Minttl)
-	for _, rr := range rrs {
-		fmt.Fprintf(h, "%s\n", rr.String())
+	for _, l := range lines {
+		_, _ = io.WriteString(h, l)
+		_, _ = h.Write([]byte{'\n'})
 	}
 }
 
@@ -345,8 +365,8 @@ func (b *builder) finish() (*Zone, diag.Results) {
 			rrs = append(rrs, e.rr)
 		}
 	}
-	sortCanonical(rrs)
-	return &Zone{Origin: b.origin, TTL: b.ttl, SOA: b.soa, RRs: rrs, Hash: contentHash(b.origin, b.ttl, b.soa, rrs)}, b.rs
+	lines := sortCanonical(rrs)
+	return &Zone{Origin: b.origin, TTL: b.ttl, SOA: b.soa, RRs: rrs, Hash: contentHash(b.origin, b.ttl, b.soa, lines), lines: lines}, b.rs
 }
 
 // checkSet checks one RRset against the others at its owner and the zone.
@@ -415,19 +435,24 @@ func dedup(es []entry) []entry {
 }
 
 // sortCanonical sorts RRs by owner in RFC 4034 §6.1 canonical order, then
-// type number, then RDATA text.
-func sortCanonical(rrs []dns.RR) {
+// type number, then RDATA text, and returns them printed, one per RR. Each
+// RR is printed once, here.
+func sortCanonical(rrs []dns.RR) []string {
 	type key struct {
+		rr    dns.RR
 		name  nameKey
 		typ   uint16
+		text  string
 		rdata string
 	}
-	keys := make(map[dns.RR]key, len(rrs))
-	for _, rr := range rrs {
-		keys[rr] = key{newNameKey(rr.Header().Name), rr.Header().Rrtype, rdataText(rr)}
+	keys := make([]key, len(rrs))
+	for i, rr := range rrs {
+		h := rr.Header()
+		text := rr.String()
+		keys[i] = key{rr: rr, name: newNameKey(h.Name), typ: h.Rrtype, text: text, rdata: strings.TrimPrefix(text, h.String())}
 	}
-	sort.SliceStable(rrs, func(i, j int) bool {
-		a, b := keys[rrs[i]], keys[rrs[j]]
+	sort.SliceStable(keys, func(i, j int) bool {
+		a, b := &keys[i], &keys[j]
 		if c := compareNameKeys(a.name, b.name); c != 0 {
 			return c < 0
 		}
@@ -436,6 +461,12 @@ func sortCanonical(rrs []dns.RR) {
 		}
 		return a.rdata < b.rdata
 	})
+	lines := make([]string, len(keys))
+	for i := range keys {
+		rrs[i] = keys[i].rr
+		lines[i] = keys[i].text
+	}
+	return lines
 }
 
 // zoneSuffixed finds the classic zone-file slip: a name in a value written

@@ -1,0 +1,620 @@
+package krm
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kptdev/krm-functions-sdk/go/fn"
+	"sigs.k8s.io/yaml"
+
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/render"
+)
+
+// Why a second codec: the SDK (fn.Run) parses the whole ResourceList into
+// one yaml.v3 node tree and re-encodes every item on the way out. For a
+// package of 200k records that tree alone is ~1.7 GB live (3 GB peak RSS)
+// and most of the run time (BENCHMARKS.md). Run instead cuts the
+// ResourceList text into its items, decodes each item on its own straight
+// to JSON (which the model needs anyway) and writes the items it does not
+// change back as the bytes it read. Only what Process changes is touched:
+// the previous output is dropped, bind.unkin.net inputs get the
+// local-config annotation, rendered objects are added. Input it cannot cut
+// with certainty (JSON, flow-style items, results from earlier functions,
+// unknown top-level fields) goes through fn.Run and Process unchanged.
+// Process and Run must stay equivalent: TestStreamMatchesSDK holds them to
+// it.
+
+// Main is fn.AsMain for p: stdin to stdout through Run, a failure logged
+// the way the SDK logs it.
+func Main(p *Processor) error {
+	in, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		err = fmt.Errorf("unable to read from stdin: %v", err)
+	} else {
+		var out []byte
+		out, err = p.Run(in)
+		if _, werr := os.Stdout.Write(out); werr != nil {
+			return werr
+		}
+	}
+	if err != nil {
+		fn.Logf("failed to evaluate function: %v", err)
+	}
+	return err
+}
+
+// Run evaluates the function on a ResourceList, like fn.Run(p.Process, in).
+func (p *Processor) Run(in []byte) ([]byte, error) {
+	rl, ok := cutResourceList(in)
+	if !ok {
+		return fn.Run(fn.ResourceListProcessorFunc(p.Process), in)
+	}
+	r := p.Rand
+	if r == nil {
+		r = rand.Reader
+	}
+
+	var pin pipeline.Input
+	var rs diag.Results
+	items, err := readItems(rl.items)
+	if err != nil {
+		return fn.Run(fn.ResourceListProcessorFunc(p.Process), in)
+	}
+	for _, it := range items {
+		src := it.source()
+		switch {
+		case model.IsGroup(it.hdr.APIVersion):
+			pin.Items = append(pin.Items, model.Item{Source: src, JSON: it.json})
+			it.input = true
+		case it.hdr.Metadata.Labels[managedByLabel] == objects.ManagedBy:
+			it.prev = true
+			po := render.PrevObject{Src: src, Kind: it.hdr.Kind, Annotations: it.hdr.Metadata.Annotations}
+			if it.hdr.Kind == "Secret" {
+				var s struct {
+					Data       map[string][]byte `json:"data"`
+					StringData map[string]string `json:"stringData"`
+				}
+				if err := json.Unmarshal(it.json, &s); err != nil {
+					rs.Warnf(src, "data", "cannot read previous Secret (%v): its key material will be regenerated", err)
+					continue
+				}
+				po.Data = s.Data
+				for k, v := range s.StringData {
+					if po.Data == nil {
+						po.Data = map[string][]byte{}
+					}
+					po.Data[k] = []byte(v)
+				}
+			}
+			pin.Previous = append(pin.Previous, po)
+		}
+		if !it.input {
+			it.json = nil // only inputs need it past here
+		}
+	}
+	if rl.fc != nil {
+		if fc, err := readItem(rl.fc); err == nil && model.IsGroup(fc.hdr.APIVersion) {
+			pin.Items = append(pin.Items, model.Item{Source: fc.source(), JSON: fc.json})
+		}
+	}
+
+	objs, prs := pipeline.Run(pin, render.Options{Rand: r})
+	rs = append(rs, prs...)
+	var results fn.Results
+	for _, res := range rs {
+		results = append(results, toResult(res))
+	}
+	failed := rs.HasErrors()
+	// The model holds what it needs: the items' JSON can go.
+	pin = pipeline.Input{}
+
+	var out []outItem
+	for _, it := range items {
+		if it.prev && !failed && p.Mode == RenderMode {
+			continue // replaced by this render
+		}
+		doc := it.doc
+		if it.input && !failed && p.Mode == RenderMode && !isLocalConfig(it.hdr.Metadata.Annotations) {
+			d, err := setLocalConfig(doc, it.hdr.Metadata.Annotations)
+			if err != nil {
+				return nil, err
+			}
+			doc = d
+		}
+		out = append(out, outItem{id: it.hdr.id(), doc: doc})
+	}
+	if !failed && p.Mode == RenderMode {
+		for _, o := range objs {
+			it, err := renderedItem(o)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, it)
+		}
+	}
+	// The SDK's order: apiVersion, kind, namespace, name.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].id < out[j].id })
+
+	b, err := writeResourceList(out, rl.fc, results)
+	if err != nil {
+		return nil, err
+	}
+	if failed {
+		return b, fmt.Errorf("error: function failure")
+	}
+	return b, nil
+}
+
+// renderedItem is a rendered object as an output item: toKubeObject's
+// result, written straight from the object's map (one encoding instead of
+// encode, parse and encode again).
+func renderedItem(o render.Object) (outItem, error) {
+	m, err := objects.ToMap(o.Obj)
+	if err != nil {
+		return outItem{}, fmt.Errorf("cannot encode rendered object: %w", err)
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	if meta == nil {
+		return outItem{}, fmt.Errorf("cannot encode rendered object %T: it has no metadata", o.Obj)
+	}
+	if o.Path != "" {
+		ann, _ := meta["annotations"].(map[string]any)
+		if ann == nil {
+			ann = map[string]any{}
+			meta["annotations"] = ann
+		}
+		ann[fn.PathAnnotation] = o.Path
+		ann[legacyPathAnnotation] = o.Path
+	}
+	y, err := yaml.Marshal(m)
+	if err != nil {
+		return outItem{}, fmt.Errorf("cannot encode rendered object: %w", err)
+	}
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	return outItem{id: idString(str(m, "apiVersion"), str(m, "kind"), str(meta, "namespace"), str(meta, "name")), doc: y}, nil
+}
+
+type outItem struct {
+	id  string
+	doc []byte
+}
+
+func idString(apiVersion, kind, ns, name string) string {
+	return apiVersion + " " + kind + " " + ns + " " + name
+}
+
+// streamItem is one item: its text (a standalone YAML document), its JSON
+// and the header fields that classify it.
+type streamItem struct {
+	doc         []byte
+	json        []byte
+	hdr         header
+	input, prev bool
+}
+
+type header struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name        string            `json:"name"`
+		Namespace   string            `json:"namespace"`
+		Labels      map[string]string `json:"labels"`
+		Annotations map[string]string `json:"annotations"`
+	} `json:"metadata"`
+}
+
+func (h *header) id() string {
+	return idString(h.APIVersion, h.Kind, h.Metadata.Namespace, h.Metadata.Name)
+}
+
+// readItems decodes every item, spread over GOMAXPROCS goroutines (each
+// item is independent; the order is kept).
+func readItems(docs [][]byte) ([]*streamItem, error) {
+	items := make([]*streamItem, len(docs))
+	errs := make([]error, len(docs))
+	workers := min(runtime.GOMAXPROCS(0), len(docs))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(docs); i += workers {
+				items[i], errs[i] = readItem(docs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+func readItem(doc []byte) (*streamItem, error) {
+	js, err := yaml.YAMLToJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	it := &streamItem{doc: doc, json: js}
+	if err := json.Unmarshal(js, &it.hdr); err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+func (it *streamItem) source() diag.Source {
+	h := &it.hdr
+	src := diag.Source{Ref: diag.ObjectRef{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Metadata.Namespace, Name: h.Metadata.Name}}
+	a := h.Metadata.Annotations
+	src.File = a[fn.PathAnnotation]
+	if src.File == "" {
+		src.File = a[legacyPathAnnotation]
+	}
+	idx := a[fn.IndexAnnotation]
+	if idx == "" {
+		idx = a[legacyIndexAnnotation]
+	}
+	src.Index, _ = strconv.Atoi(idx)
+	return src
+}
+
+// isLocalConfig is fn.KubeObject.IsLocalConfig on the annotations.
+func isLocalConfig(a map[string]string) bool {
+	v := a[fn.KptLocalConfig]
+	return v != "" && v != "false"
+}
+
+// setLocalConfig adds config.kubernetes.io/local-config: "true" to an item.
+// Where the annotation is absent and metadata is a plain block mapping, it
+// inserts one line into the text; otherwise it goes through the SDK.
+func setLocalConfig(doc []byte, ann map[string]string) ([]byte, error) {
+	if _, has := ann[fn.KptLocalConfig]; !has {
+		if d, ok := insertLocalConfig(doc); ok {
+			return d, nil
+		}
+	}
+	ko, err := fn.ParseKubeObject(doc)
+	if err != nil {
+		return nil, err
+	}
+	if err := ko.SetAnnotation(fn.KptLocalConfig, "true"); err != nil {
+		return nil, err
+	}
+	return []byte(ko.String()), nil
+}
+
+// insertLocalConfig inserts the annotation under a top-level `metadata:`
+// block (creating `annotations:` when missing). ok is false for any shape
+// it does not know for certain.
+func insertLocalConfig(doc []byte) ([]byte, bool) {
+	lines := bytes.SplitAfter(doc, []byte("\n"))
+	mi := -1
+	for i, l := range lines {
+		if bytes.Equal(bytes.TrimRight(l, " \r\n"), []byte("metadata:")) {
+			mi = i
+			break
+		}
+	}
+	if mi < 0 {
+		return nil, false
+	}
+	// The metadata block: following lines indented more than column 0.
+	childIndent := -1
+	ai := -1
+	end := len(lines)
+	for i := mi + 1; i < len(lines); i++ {
+		l := lines[i]
+		t := bytes.TrimLeft(l, " ")
+		if len(bytes.TrimSpace(t)) == 0 || t[0] == '#' {
+			continue
+		}
+		ind := len(l) - len(t)
+		if ind == 0 {
+			end = i
+			break
+		}
+		if childIndent < 0 {
+			childIndent = ind
+		}
+		if ind == childIndent && bytes.HasPrefix(t, []byte("annotations:")) {
+			if !bytes.Equal(bytes.TrimRight(t, " \r\n"), []byte("annotations:")) {
+				return nil, false // flow style or a comment: leave it to the SDK
+			}
+			ai = i
+		}
+	}
+	if childIndent < 0 {
+		return nil, false
+	}
+	var line []byte
+	at := mi + 1
+	if ai >= 0 {
+		// The annotations' own indent, from their first entry.
+		annIndent := -1
+		for i := ai + 1; i < end; i++ {
+			t := bytes.TrimLeft(lines[i], " ")
+			if len(bytes.TrimSpace(t)) == 0 || t[0] == '#' {
+				continue
+			}
+			annIndent = len(lines[i]) - len(t)
+			break
+		}
+		if annIndent <= childIndent {
+			return nil, false
+		}
+		line = fmt.Appendf(nil, "%s%s: \"true\"\n", strings.Repeat(" ", annIndent), fn.KptLocalConfig)
+		at = ai + 1
+	} else {
+		line = fmt.Appendf(nil, "%sannotations:\n%s%s: \"true\"\n", strings.Repeat(" ", childIndent), strings.Repeat(" ", childIndent+2), fn.KptLocalConfig)
+	}
+	var b bytes.Buffer
+	b.Grow(len(doc) + len(line))
+	for i, l := range lines {
+		if i == at {
+			b.Write(line)
+		}
+		b.Write(l)
+	}
+	if at == len(lines) {
+		b.Write(line)
+	}
+	return b.Bytes(), true
+}
+
+// cutList is a ResourceList cut into standalone documents.
+type cutList struct {
+	items [][]byte
+	fc    []byte // functionConfig, nil when absent
+}
+
+// cutResourceList cuts the text of a block-style ResourceList into its
+// items and functionConfig. ok is false for anything else.
+func cutResourceList(in []byte) (cutList, bool) {
+	var rl cutList
+	lines := bytes.SplitAfter(in, []byte("\n"))
+	kind := false
+	section := ""
+	var body [][]byte // lines of the current section (after its key)
+	flush := func() bool {
+		switch section {
+		case "items":
+			items, ok := cutItems(body)
+			if !ok {
+				return false
+			}
+			rl.items = items
+		case "functionConfig":
+			doc, ok := dedent(body, -1)
+			if !ok {
+				return false
+			}
+			rl.fc = doc
+		}
+		body = nil
+		return true
+	}
+	for i, l := range lines {
+		t := bytes.TrimRight(l, " \r\n")
+		if len(t) == 0 || t[0] == ' ' || t[0] == '#' || t[0] == '-' {
+			if i == 0 && bytes.Equal(t, []byte("---")) {
+				continue
+			}
+			if section == "" && len(t) > 0 && t[0] != '#' {
+				return rl, false
+			}
+			body = append(body, l)
+			continue
+		}
+		// A top-level key.
+		if !flush() {
+			return rl, false
+		}
+		k, v, found := bytes.Cut(t, []byte(":"))
+		if !found {
+			return rl, false
+		}
+		v = bytes.TrimSpace(v)
+		switch string(k) {
+		case "apiVersion":
+			section = "apiVersion"
+		case "kind":
+			if string(v) != "ResourceList" {
+				return rl, false
+			}
+			kind = true
+			section = "kind"
+		case "items":
+			if len(v) == 2 && string(v) == "[]" {
+				section = "none"
+				continue
+			}
+			if len(v) != 0 {
+				return rl, false
+			}
+			section = "items"
+		case "functionConfig":
+			if len(v) != 0 {
+				return rl, false
+			}
+			section = "functionConfig"
+		default:
+			return rl, false // results, or something unknown: the SDK knows
+		}
+	}
+	if !flush() || !kind {
+		return rl, false
+	}
+	return rl, true
+}
+
+// cutItems cuts a block sequence into its entries, each dedented into a
+// standalone document.
+func cutItems(body [][]byte) ([][]byte, bool) {
+	seq := -1
+	var items [][]byte
+	var cur [][]byte
+	end := func() bool {
+		if cur == nil {
+			return true
+		}
+		doc, ok := dedentItem(cur, seq)
+		if !ok {
+			return false
+		}
+		items = append(items, doc)
+		cur = nil
+		return true
+	}
+	for _, l := range body {
+		t := bytes.TrimLeft(l, " ")
+		blank := len(bytes.TrimSpace(t)) == 0
+		if blank || t[0] == '#' {
+			if cur != nil {
+				cur = append(cur, l)
+			}
+			continue
+		}
+		ind := len(l) - len(t)
+		if seq < 0 {
+			seq = ind
+		}
+		if ind == seq {
+			if t[0] != '-' || (len(t) > 1 && t[1] != ' ' && t[1] != '\n' && t[1] != '\r') {
+				return nil, false
+			}
+			if !end() {
+				return nil, false
+			}
+		} else if ind < seq || cur == nil {
+			return nil, false
+		}
+		cur = append(cur, l)
+	}
+	if !end() {
+		return nil, false
+	}
+	return items, true
+}
+
+// dedentItem turns the lines of one sequence entry ("- a: 1\n  b: 2") into
+// a document ("a: 1\nb: 2").
+func dedentItem(lines [][]byte, seq int) ([]byte, bool) {
+	first := lines[0][seq+1:] // after the dash
+	rest := bytes.TrimLeft(first, " ")
+	col := seq + 1 + len(first) - len(rest)
+	if len(bytes.TrimSpace(rest)) == 0 {
+		// "-" alone: the content starts on the next line.
+		return dedent(lines[1:], -1)
+	}
+	if rest[0] == '#' || rest[0] == '-' || rest[0] == '|' || rest[0] == '>' {
+		return nil, false
+	}
+	out := make([][]byte, 0, len(lines))
+	out = append(out, append(bytes.Repeat([]byte(" "), col), rest...))
+	out = append(out, lines[1:]...)
+	return dedent(out, col)
+}
+
+// dedent removes col columns from every line (col < 0: the first content
+// line's indent). A content line indented less is refused; comment lines
+// indented less are kept as they are.
+func dedent(lines [][]byte, col int) ([]byte, bool) {
+	var b bytes.Buffer
+	for _, l := range lines {
+		t := bytes.TrimLeft(l, " ")
+		ind := len(l) - len(t)
+		blank := len(bytes.TrimSpace(t)) == 0
+		if !blank && t[0] != '#' && col < 0 {
+			col = ind
+		}
+		switch {
+		case blank && (col < 0 || ind < col || ind >= len(l)):
+			b.WriteByte('\n')
+		case blank:
+			b.Write(l[col:]) // spaces past the indent may be block scalar content
+		case ind >= col && col >= 0:
+			b.Write(l[col:])
+		case t[0] == '#':
+			b.Write(t)
+		default:
+			return nil, false
+		}
+	}
+	if col < 0 {
+		return nil, false
+	}
+	out := b.Bytes()
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	return out, true
+}
+
+// writeResourceList writes items (each a document), the functionConfig and
+// the results as a ResourceList.
+func writeResourceList(items []outItem, fc []byte, results fn.Results) ([]byte, error) {
+	n := 256
+	for _, it := range items {
+		n += len(it.doc) + len(it.doc)/16
+	}
+	var b bytes.Buffer
+	b.Grow(n)
+	b.WriteString("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n")
+	if len(items) == 0 {
+		b.WriteString("items: []\n")
+	} else {
+		b.WriteString("items:\n")
+		for _, it := range items {
+			indent(&b, it.doc, "- ", "  ")
+		}
+	}
+	if fc != nil {
+		b.WriteString("functionConfig:\n")
+		indent(&b, fc, "  ", "  ")
+	}
+	if len(results) > 0 {
+		y, err := yaml.Marshal(results)
+		if err != nil {
+			return nil, fmt.Errorf("cannot encode results: %w", err)
+		}
+		b.WriteString("results:\n")
+		b.Write(y)
+	}
+	return b.Bytes(), nil
+}
+
+// indent writes doc with first before its first line and rest before every
+// other non-empty line.
+func indent(b *bytes.Buffer, doc []byte, first, rest string) {
+	p := first
+	for len(doc) > 0 {
+		i := bytes.IndexByte(doc, '\n')
+		var l []byte
+		if i < 0 {
+			l, doc = doc, nil
+		} else {
+			l, doc = doc[:i], doc[i+1:]
+		}
+		if len(l) > 0 {
+			b.WriteString(p)
+			b.Write(l)
+		}
+		b.WriteByte('\n')
+		p = rest
+	}
+}

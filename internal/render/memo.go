@@ -1,0 +1,103 @@
+package render
+
+import (
+	"runtime"
+	"sort"
+	"sync"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
+)
+
+type builtZone struct {
+	zone *zonefile.Zone
+	rs   diag.Results
+}
+
+// BuildZone is zonefile.Build, done once per zone for the run p belongs to.
+// The validator (which must report every zone's problems even when another
+// check fails) and the renderer both need every zone built, and building
+// is the dominant cost of a large package (BENCHMARKS.md); the pipeline
+// hands both the same Previous, which lives for one run. A nil p builds
+// without remembering. The zone must not change during the run, and the
+// built zone must not be modified.
+func (p *Previous) BuildZone(z *model.Zone) (*zonefile.Zone, diag.Results) {
+	if p == nil {
+		return zonefile.Build(z)
+	}
+	if b, ok := p.built[z]; ok {
+		return b.zone, b.rs
+	}
+	zone, rs := zonefile.Build(z)
+	if p.built == nil {
+		p.built = map[*model.Zone]builtZone{}
+	}
+	p.built[z] = builtZone{zone: zone, rs: rs}
+	return zone, rs
+}
+
+// BuildZones builds every primary zone of clusters into p's memory at once,
+// spread over GOMAXPROCS goroutines: zones are independent, and the
+// validator and renderer then find them built. Results are kept per zone,
+// so the callers' order (and output) stays what it is without this.
+func (p *Previous) BuildZones(clusters []*model.Cluster) {
+	if p == nil {
+		return
+	}
+	var zones []*model.Zone
+	for _, c := range clusters {
+		for _, v := range c.Views {
+			for _, z := range v.Zones {
+				if z.Spec.Type == v1alpha1.ZonePrimary {
+					if _, ok := p.built[z]; !ok {
+						zones = append(zones, z)
+					}
+				}
+			}
+		}
+	}
+	if len(zones) == 0 {
+		return
+	}
+	built := make([]builtZone, len(zones))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(zones)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				z, rs := zonefile.Build(zones[i])
+				built[i] = builtZone{zone: z, rs: rs}
+			}
+		}()
+	}
+	// Largest first, so one big zone does not finish last alone.
+	order := make([]int, len(zones))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(zones[order[a]].RRsets) > len(zones[order[b]].RRsets) })
+	for _, i := range order {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if p.built == nil {
+		p.built = map[*model.Zone]builtZone{}
+	}
+	for i, z := range zones {
+		p.built[z] = built[i]
+	}
+}
+
+// forgetZone drops a built zone from p's memory once the renderer, its last
+// user, is done with it, so a large package does not hold every zone's RRs
+// and its text at once.
+func (p *Previous) forgetZone(z *model.Zone) {
+	if p != nil {
+		delete(p.built, z)
+	}
+}

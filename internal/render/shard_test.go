@@ -1,0 +1,178 @@
+package render_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"git.unkin.net/unkin/bind-fn/internal/gen"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/render"
+	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
+)
+
+// genItems is a generated package as pipeline items.
+func genItems(t testing.TB, o gen.Options, edit func(file, doc string) string) []model.Item {
+	t.Helper()
+	p := gen.Generate(o)
+	var items []model.Item
+	for _, f := range p.FileNames() {
+		var docs []string
+		for _, d := range p.Files[f] {
+			if edit != nil {
+				d = edit(f, d)
+			}
+			docs = append(docs, d)
+		}
+		its, err := testutil.DecodeItems(f, []byte(strings.Join(docs, "---\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, its...)
+	}
+	return items
+}
+
+var includeLine = regexp.MustCompile(`(?m)^\$INCLUDE (\S+)\n`)
+
+// TestShardLargeZone renders one zone far larger than a ConfigMap can hold:
+// every ConfigMap must stay under 1 MiB serialized, the zone is split into
+// parts joined by $INCLUDE of their mounted paths, and BIND loads the
+// result from the pod's files (named-checkzone and named-checkconf -z).
+func TestShardLargeZone(t *testing.T) {
+	testutil.RequireBIND(t)
+	const records = 30000
+	items := genItems(t, gen.Options{Zones: 1, Records: records, Seed: 7}, nil)
+	objs, rs := pipeline.Run(pipeline.Input{Items: items}, render.Options{Rand: &testutil.DetRand{}})
+	if rs.HasErrors() {
+		t.Fatalf("render failed: %v", rs)
+	}
+	shards := 0
+	for _, o := range objs {
+		cm, ok := o.Obj.(*corev1.ConfigMap)
+		if !ok {
+			continue
+		}
+		if strings.Contains(cm.Name, "-zones-") {
+			shards++
+		}
+		y, err := objects.YAML(cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := json.Marshal(cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(y) >= 1<<20 || len(j) >= 1<<20 {
+			t.Errorf("ConfigMap %s is %d bytes as YAML, %d as JSON: Kubernetes refuses objects of 1 MiB", cm.Name, len(y), len(j))
+		}
+	}
+	if shards < 2 {
+		t.Fatalf("a zone of %d records rendered into %d zones ConfigMaps, want it split over several", records, shards)
+	}
+
+	c := testutil.Clusters(t, objs)["gen"]
+	root := t.TempDir()
+	testutil.LayPod(t, root, c)
+
+	const zone = "zone0.example.com"
+	mainFile := layout.ZoneFile(0, "db.zone0.example.com")
+	for _, f := range c.ConfigMaps {
+		for k := range f.Data {
+			if k == "db.zone0.example.com" {
+				mainFile = layout.ZoneFile(shardOf(t, c, k), k)
+			}
+		}
+	}
+	text, err := os.ReadFile(filepath.Join(root, mainFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	incs := includeLine.FindAllSubmatch(text, -1)
+	if len(incs) < 2 {
+		t.Fatalf("the zone file %s includes %d parts, want it split:\n%s", mainFile, len(incs), text)
+	}
+	// Reassemble: every part where its $INCLUDE stands; the whole must
+	// parse as the zone with every record.
+	whole := includeLine.ReplaceAllFunc(text, func(m []byte) []byte {
+		p := includeLine.FindSubmatch(m)[1]
+		b, err := os.ReadFile(filepath.Join(root, string(p)))
+		if err != nil {
+			t.Fatalf("included part: %v", err)
+		}
+		return b
+	})
+	rrs, err := zonefile.Parse(whole, zone)
+	if err != nil {
+		t.Fatalf("reassembled zone does not parse: %v", err)
+	}
+	if len(rrs) < records {
+		t.Errorf("reassembled zone has %d RRs, want at least %d", len(rrs), records)
+	}
+	if bytes.Contains(whole, []byte("$INCLUDE")) {
+		t.Errorf("a part includes another part")
+	}
+	out, err := testutil.Offline(t, testutil.BINDPath(t, "named-checkzone"), "-t", root, "-i", "local", zone, mainFile).CombinedOutput()
+	if err != nil {
+		t.Fatalf("named-checkzone on the split zone: %v\n%s", err, out)
+	}
+	wholeFile := filepath.Join(t.TempDir(), "whole.db")
+	testutil.WriteFile(t, wholeFile, whole)
+	if out, err := testutil.CheckZone(t, zone, wholeFile); err != nil {
+		t.Fatalf("named-checkzone on the reassembled zone: %v\n%s", err, out)
+	}
+	for _, f := range []string{layout.NamedConfPrimary, layout.NamedConfSecondary} {
+		if out, err := testutil.CheckConf(t, root, layout.ConfigFile(f)); err != nil {
+			t.Errorf("named-checkconf -z %s: %v\n%s", f, err, out)
+		}
+	}
+}
+
+func shardOf(t *testing.T, c *testutil.Cluster, key string) int {
+	t.Helper()
+	for i := 0; ; i++ {
+		cm := c.ConfigMaps[layout.ZonesConfigMapName(c.Name, i)]
+		if cm == nil {
+			t.Fatalf("no shard holds %s", key)
+		}
+		if _, ok := cm.Data[key]; ok {
+			return i
+		}
+	}
+}
+
+// TestShardWritableZoneTooLarge: a dynamic zone is seeded into the data
+// volume by copying one file, so it is never split; one too large for a
+// ConfigMap is a located error on the zone.
+func TestShardWritableZoneTooLarge(t *testing.T) {
+	items := genItems(t, gen.Options{Zones: 1, Records: 30000, Seed: 7}, func(file, doc string) string {
+		if file == "cluster.yaml" {
+			return doc + "---\napiVersion: bind.unkin.net/v1alpha1\nkind: BindTSIGKey\nmetadata:\n  name: ddns\n  namespace: dns\nspec:\n  clusterRef: gen\n"
+		}
+		if file == "zones.yaml" {
+			return strings.Replace(doc, "  zoneName:", "  dynamicUpdate: true\n  updateKeyRef: ddns\n  zoneName:", 1)
+		}
+		return doc
+	})
+	_, rs := pipeline.Run(pipeline.Input{Items: items}, render.Options{Rand: &testutil.DetRand{}})
+	found := false
+	for _, r := range rs {
+		if r.Source.Ref.Kind == "BindZone" && r.Source.Ref.Name == "zone0-example-com" && strings.Contains(r.Message, "cannot be split") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no located error for an oversized dynamic zone; results: %v", rs)
+	}
+}

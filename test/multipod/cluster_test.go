@@ -1,0 +1,508 @@
+package multipod
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"git.unkin.net/unkin/bind-fn/internal/agent/kubeletdir"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/render"
+	"git.unkin.net/unkin/bind-fn/internal/testutil"
+)
+
+// Inputs is a package of bind.unkin.net objects the test may edit.
+type Inputs []model.Item
+
+// Edit changes the object kind/name through its JSON form.
+func (in Inputs) Edit(t testing.TB, kind, name string, fn func(obj map[string]any)) Inputs {
+	t.Helper()
+	out := append(Inputs(nil), in...)
+	for i, it := range out {
+		if it.Source.Ref.Kind != kind || it.Source.Ref.Name != name {
+			continue
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(it.JSON, &obj); err != nil {
+			t.Fatal(err)
+		}
+		fn(obj)
+		b, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i].JSON = b
+		return out
+	}
+	t.Fatalf("no %s %q in the inputs", kind, name)
+	return nil
+}
+
+// Remove drops kind/name.
+func (in Inputs) Remove(t testing.TB, kind, name string) Inputs {
+	t.Helper()
+	var out Inputs
+	for _, it := range in {
+		if it.Source.Ref.Kind == kind && it.Source.Ref.Name == name {
+			continue
+		}
+		out = append(out, it)
+	}
+	if len(out) == len(in) {
+		t.Fatalf("no %s %q in the inputs", kind, name)
+	}
+	return out
+}
+
+// Add appends the objects of a YAML stream.
+func (in Inputs) Add(t testing.TB, yamlText string) Inputs {
+	t.Helper()
+	items, err := testutil.DecodeItems("added.yaml", []byte(yamlText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(append(Inputs(nil), in...), items...)
+}
+
+// spec returns obj["spec"] as a map.
+func spec(obj map[string]any) map[string]any {
+	s, _ := obj["spec"].(map[string]any)
+	if s == nil {
+		s = map[string]any{}
+		obj["spec"] = s
+	}
+	return s
+}
+
+// Rendered is one render of a package, kept as the previous output of the
+// next one (serials go up only when content changes, keys stay).
+type Rendered struct {
+	Objs     []render.Object
+	Clusters map[string]*testutil.Cluster
+}
+
+func renderInputs(t testing.TB, in Inputs, prev *Rendered) *Rendered {
+	t.Helper()
+	var prevObjs []render.PrevObject
+	if prev != nil {
+		for _, o := range prev.Objs {
+			switch v := o.Obj.(type) {
+			case *corev1.Secret:
+				p := render.PrevObject{Kind: "Secret", Data: v.Data, Annotations: v.Annotations}
+				p.Src.Ref.Namespace, p.Src.Ref.Name = v.Namespace, v.Name
+				prevObjs = append(prevObjs, p)
+			case *corev1.ConfigMap:
+				data := map[string][]byte{}
+				for k, s := range v.Data {
+					data[k] = []byte(s)
+				}
+				p := render.PrevObject{Kind: "ConfigMap", Annotations: v.Annotations, Data: data}
+				p.Src.Ref.Namespace, p.Src.Ref.Name = v.Namespace, v.Name
+				prevObjs = append(prevObjs, p)
+			}
+		}
+	}
+	// Deterministic key material: every render of the package has the
+	// same keys even without a previous output.
+	objs, rs := pipeline.Run(pipeline.Input{Items: in, Previous: prevObjs}, render.Options{Rand: &testutil.DetRand{}})
+	if rs.HasErrors() {
+		for _, r := range rs {
+			t.Log(r)
+		}
+		t.Fatal("render failed")
+	}
+	return &Rendered{Objs: objs, Clusters: testutil.Clusters(t, objs)}
+}
+
+// Pod is one StatefulSet pod: its network namespace, its file tree (the
+// volumes at their mount paths, PVC and emptyDirs as directories) and the
+// running container command.
+type Pod struct {
+	lab     *Lab
+	Name    string
+	Ordinal int
+	Net     *Netns
+	Root    string
+	Log     *syncLog
+	proc    *Proc
+	argv    []string
+	env     []string
+	hosts   map[string]string
+	cluster *testutil.Cluster
+}
+
+// Cluster is a set of running pods of one rendered BindCluster.
+type Cluster struct {
+	lab        *Lab
+	Name       string
+	Namespace  string
+	Pods       []*Pod
+	PrimarySvc string // the <cluster>-primary Service address
+	r          *testutil.Cluster
+}
+
+// podPlan says where the pods of a cluster live.
+type podPlan struct {
+	// IP of ordinal i.
+	IP func(i int) string
+	// PrimarySvc is the Service address, an extra address on pod 0.
+	PrimarySvc string
+	// Extra addresses per ordinal (serve VIP stand-ins).
+	Extra map[int][]string
+	// NetnsPrefix keeps a second render of the same cluster apart.
+	NetnsPrefix string
+}
+
+// startCluster lays out and starts every pod of the rendered cluster.
+func (l *Lab) startCluster(r *Rendered, name string, plan podPlan) *Cluster {
+	t := l.t
+	t.Helper()
+	rc := r.Clusters[name]
+	if rc == nil || rc.StatefulSet == nil {
+		t.Fatalf("no rendered cluster %q", name)
+	}
+	c := &Cluster{lab: l, Name: name, Namespace: rc.StatefulSet.Namespace, PrimarySvc: plan.PrimarySvc, r: rc}
+	n := int(*rc.StatefulSet.Spec.Replicas)
+	for i := range n {
+		podName := fmt.Sprintf("%s-%d", name, i)
+		extra := plan.Extra[i]
+		if i == 0 {
+			extra = append([]string{plan.PrimarySvc}, extra...)
+		}
+		p := &Pod{lab: l, Name: podName, Ordinal: i, Root: filepath.Join(l.dir, plan.NetnsPrefix+podName), cluster: rc}
+		p.Net = l.addNetns(plan.NetnsPrefix+podName, plan.IP(i), extra...)
+		f, err := os.Create(filepath.Join(l.dir, plan.NetnsPrefix+podName+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		p.Log = &syncLog{f: f}
+		c.Pods = append(c.Pods, p)
+	}
+	hosts := c.hostsMap()
+	for _, p := range c.Pods {
+		p.hosts = hosts
+		p.layVolumes(rc)
+		p.writeHosts()
+		if err := os.MkdirAll(filepath.Join(p.Root, layout.RunDir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(p.Root, layout.DataDir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p.argv, p.env = containerCommand(t, rc, p.Name)
+		p.start()
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, p := range c.Pods {
+				t.Logf("--- log of %s (last 40 lines) ---\n%s", p.Name, p.Log.tail(40))
+			}
+		}
+	})
+	return c
+}
+
+// hostsMap is what kube-dns answers for the cluster: the primary Service and
+// every pod's headless name (short and namespaced forms).
+func (c *Cluster) hostsMap() map[string]string {
+	m := map[string]string{layout.PrimaryServiceName(c.Name): c.PrimarySvc}
+	for _, p := range c.Pods {
+		m[p.Name+"."+layout.HeadlessServiceName(c.Name)] = p.Net.IP
+	}
+	return m
+}
+
+// updateHosts rewrites every pod's /etc/hosts in place, as cluster DNS would
+// start answering with a pod's new address.
+func (c *Cluster) updateHosts() {
+	h := c.hostsMap()
+	for _, p := range c.Pods {
+		p.hosts = h
+		p.writeHosts()
+	}
+}
+
+func (p *Pod) writeHosts() {
+	var names []string
+	for k := range p.hosts {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("127.0.0.1\tlocalhost\n")
+	fmt.Fprintf(&b, "%s\t%s\n", p.Net.IP, p.Name)
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s\t%s\n", p.hosts[n], n)
+	}
+	path := filepath.Join(p.Root, "etc/hosts")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		p.lab.t.Fatal(err)
+	}
+	// In place: the file is bind-mounted, a rename would not be seen.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		p.lab.t.Fatal(err)
+	}
+	_, _ = f.WriteString(b.String())
+	f.Close()
+}
+
+// containerCommand is the named container's command and args, and its
+// environment (downward-API fields resolved for this pod), as rendered.
+func containerCommand(t testing.TB, rc *testutil.Cluster, podName string) (argv, env []string) {
+	t.Helper()
+	for _, ctr := range rc.StatefulSet.Spec.Template.Spec.Containers {
+		if ctr.Name != "named" {
+			continue
+		}
+		argv = append(append(argv, ctr.Command...), ctr.Args...)
+		// The image's PATH: Debian puts named in /usr/sbin.
+		env = append(env, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+		for _, e := range ctr.Env {
+			switch {
+			case e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.name":
+				env = append(env, e.Name+"="+podName)
+			case e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.namespace":
+				env = append(env, e.Name+"="+rc.StatefulSet.Namespace)
+			case e.ValueFrom != nil:
+				t.Fatalf("container env %s: unsupported valueFrom", e.Name)
+			default:
+				env = append(env, e.Name+"="+e.Value)
+			}
+		}
+		if len(argv) == 0 || argv[0] != layout.AgentBin {
+			t.Fatalf("the named container's command is %q, want the agent %s first", argv, layout.AgentBin)
+		}
+		return argv, env
+	}
+	t.Fatal("no named container")
+	return nil, nil
+}
+
+// volumeFiles maps each ConfigMap/Secret mount path of the named container
+// to its files, from the rendered objects.
+func volumeFiles(t testing.TB, rc *testutil.Cluster) map[string]map[string][]byte {
+	t.Helper()
+	spec := rc.StatefulSet.Spec.Template.Spec
+	vols := map[string]corev1.Volume{}
+	for _, v := range spec.Volumes {
+		vols[v.Name] = v
+	}
+	out := map[string]map[string][]byte{}
+	for _, ctr := range spec.Containers {
+		if ctr.Name != "named" {
+			continue
+		}
+		for _, m := range ctr.VolumeMounts {
+			if m.SubPath != "" {
+				t.Fatalf("mount %q uses subPath: such mounts never update", m.Name)
+			}
+			v := vols[m.Name]
+			files := map[string][]byte{}
+			switch {
+			case v.ConfigMap != nil:
+				cm := rc.ConfigMaps[v.ConfigMap.Name]
+				if cm == nil {
+					t.Fatalf("volume %q: no ConfigMap %q rendered", v.Name, v.ConfigMap.Name)
+				}
+				for k, s := range cm.Data {
+					files[k] = []byte(s)
+				}
+			case v.Secret != nil:
+				s := rc.Secrets[v.Secret.SecretName]
+				if s == nil {
+					continue // an imported Secret: none here
+				}
+				for k, b := range s.Data {
+					files[k] = b
+				}
+				for k, v := range s.StringData {
+					files[k] = []byte(v)
+				}
+			default:
+				continue
+			}
+			out[m.MountPath] = files
+		}
+	}
+	return out
+}
+
+// layVolumes writes (or swaps, kubelet-style) every ConfigMap and Secret
+// volume under the pod's tree.
+func (p *Pod) layVolumes(rc *testutil.Cluster) {
+	t := p.lab.t
+	t.Helper()
+	for mount, files := range volumeFiles(t, rc) {
+		if !strings.HasPrefix(mount, "/etc/bind-fn/") {
+			t.Fatalf("mount %s is outside /etc/bind-fn, which the lab binds", mount)
+		}
+		if err := kubeletdir.Write(filepath.Join(p.Root, mount), files); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// start runs the container command; a restarted pod gets a fresh run
+// emptyDir (the data PVC stays).
+func (p *Pod) start() {
+	run := filepath.Join(p.Root, layout.RunDir)
+	_ = os.RemoveAll(run)
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		p.lab.t.Fatal(err)
+	}
+	fmt.Fprintf(p.Log, "=== %s: start %s on %s\n", time.Now().Format(time.RFC3339Nano), p.Name, p.Net.IP)
+	p.proc = p.lab.startProc(p.Net, p.Root, p.env, p.argv, p.Log)
+}
+
+// stop kills the pod's processes (the whole group), as a deleted pod.
+func (p *Pod) stop() {
+	p.proc.kill(syscall.SIGKILL)
+	fmt.Fprintf(p.Log, "=== %s: killed %s\n", time.Now().Format(time.RFC3339Nano), p.Name)
+}
+
+// AgentURL is the agent's HTTP endpoint.
+func (p *Pod) AgentURL(path string) string {
+	return fmt.Sprintf("http://%s:%d%s", p.Net.IP, layout.DefaultMetricsPort, path)
+}
+
+// AgentStatus is the part of /status the tests read.
+type AgentStatus struct {
+	Role              string `json:"role"`
+	AppliedConfigHash string `json:"appliedConfigHash"`
+	Peers             []struct {
+		List string   `json:"list"`
+		IPs  []string `json:"ips"`
+	} `json:"peers"`
+	LastError *struct {
+		Message string `json:"message"`
+		File    string `json:"file"`
+		Line    int    `json:"line"`
+	} `json:"lastError"`
+	Ready           bool     `json:"ready"`
+	Unready         []string `json:"unready"`
+	NamedPID        int      `json:"namedPID"`
+	LastConvergence *struct {
+		Updated, Removed, Unchanged int
+		Error                       string
+	} `json:"lastConvergence"`
+}
+
+func (p *Pod) Status() (AgentStatus, error) {
+	var s AgentStatus
+	err := getJSON(p.AgentURL("/status"), &s)
+	return s, err
+}
+
+// PIDs are the agent's and named's process IDs.
+func (p *Pod) PIDs() (agent, named int) {
+	s, err := p.Status()
+	if err != nil {
+		p.lab.t.Fatalf("%s /status: %v", p.Name, err)
+	}
+	return p.proc.Pid(), s.NamedPID
+}
+
+// waitReady waits for every pod's /readyz.
+func (c *Cluster) waitReady(timeout time.Duration) {
+	t := c.lab.t
+	t.Helper()
+	for _, p := range c.Pods {
+		p.waitReady(timeout)
+	}
+}
+
+func (p *Pod) waitReady(timeout time.Duration) {
+	t := p.lab.t
+	t.Helper()
+	err := eventually(timeout, 50*time.Millisecond, func() error {
+		if p.proc.exited() {
+			return fmt.Errorf("exited: %v", p.proc.err)
+		}
+		code, b, err := httpGet(p.AgentURL("/readyz"))
+		if err != nil {
+			return err
+		}
+		if code != 200 {
+			return fmt.Errorf("readyz %d: %s", code, b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("pod %s not ready: %v\n%s", p.Name, err, p.Log.tail(60))
+	}
+}
+
+// swap re-lays every pod's volumes from a new render (kubelet's ..data swap).
+func (c *Cluster) swap(r *Rendered) {
+	rc := r.Clusters[c.Name]
+	if rc == nil {
+		c.lab.t.Fatalf("no cluster %q in the render", c.Name)
+	}
+	c.r = rc
+	for _, p := range c.Pods {
+		p.cluster = rc
+		p.layVolumes(rc)
+	}
+}
+
+// swapConfigData swaps a hand-edited copy of the config ConfigMap on every pod.
+func (c *Cluster) swapConfigData(edit func(key, val string) string) {
+	cm := c.r.ConfigMaps[layout.ConfigMapName(c.Name)]
+	files := map[string][]byte{}
+	for k, v := range cm.Data {
+		files[k] = []byte(edit(k, v))
+	}
+	for _, p := range c.Pods {
+		if err := kubeletdir.Write(filepath.Join(p.Root, layout.ConfigDir), files); err != nil {
+			c.lab.t.Fatal(err)
+		}
+	}
+}
+
+// secretValue reads a key of a rendered Secret.
+func (c *Cluster) secretValue(t testing.TB, secret, key string) string {
+	t.Helper()
+	s := c.r.Secrets[secret]
+	if s == nil {
+		t.Fatalf("no Secret %q rendered for %s", secret, c.Name)
+	}
+	if b, ok := s.Data[key]; ok {
+		return strings.TrimSpace(string(b))
+	}
+	if v, ok := s.StringData[key]; ok {
+		return strings.TrimSpace(v)
+	}
+	t.Fatalf("Secret %q has no key %q", secret, key)
+	return ""
+}
+
+func (c *Cluster) Secondaries() []*Pod { return c.Pods[1:] }
+
+// stop kills every pod of the cluster.
+func (c *Cluster) stop() {
+	for _, p := range c.Pods {
+		p.stop()
+	}
+}
+
+// pids records every pod's agent and named PIDs.
+func (c *Cluster) pids() map[string][2]int {
+	out := map[string][2]int{}
+	for _, p := range c.Pods {
+		a, n := p.PIDs()
+		out[p.Name] = [2]int{a, n}
+	}
+	return out
+}
