@@ -215,8 +215,14 @@ func (b *confBuilder) options() nc.Stmt {
 			nc.S(nc.Kw("allow-recursion"), nc.L(nc.S(nc.Kw("none")))),
 		)
 	}
-	if sp.DNSSECValidation != "" {
+	switch {
+	case sp.DNSSECValidation != "":
 		o = append(o, nc.S(nc.Kw("dnssec-validation"), nc.Kw(sp.DNSSECValidation)))
+	case sp.Mode == v1alpha1.ModeAuthoritative:
+		// Nothing to validate without recursion; left at BIND's default
+		// (auto) every view would fetch the root's DNSKEYs (RFC 5011) for
+		// trust anchors it never uses.
+		o = append(o, nc.S(nc.Kw("dnssec-validation"), nc.Kw("no")))
 	}
 	// Transfers and updates are opened per zone, by key; never to "any".
 	o = append(o,
