@@ -131,7 +131,7 @@ func redacted(t *testing.T, ds []doc) []byte {
 		if k, _ := kindName(d); k == "Secret" {
 			if data, ok := d["data"].(doc); ok {
 				for key := range data {
-					if key == "secret" || key == "key.conf" || key == "rndc.key" {
+					if key == "secret" || key == "key.conf" || key == "rndc.key" || strings.HasSuffix(key, ".conf") {
 						data[key] = "REDACTED"
 					}
 				}

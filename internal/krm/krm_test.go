@@ -91,7 +91,7 @@ func TestOperatorManifests(t *testing.T) {
 	}
 	sort.Strings(kinds)
 	want := []string{
-		"ConfigMap/auth-config", "ConfigMap/auth-zones-0", "PodDisruptionBudget/auth", "Secret/auth-rndc",
+		"ConfigMap/auth-config", "ConfigMap/auth-zones-0", "PodDisruptionBudget/auth", "Secret/auth-keys", "Secret/auth-rndc",
 		"Secret/externaldns-key-tsig", "Service/auth", "Service/auth-headless", "Service/auth-primary", "StatefulSet/auth",
 	}
 	if diff := cmp.Diff(want, kinds); diff != "" {

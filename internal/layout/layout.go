@@ -66,6 +66,17 @@ func KeyFile(secret, file string) string     { return path.Join(KeysDir, secret,
 func RunFile(name string) string             { return path.Join(RunDir, name) }
 func DataFile(name string) string            { return path.Join(DataDir, name) }
 
+// KeysSecretName is the Secret holding the key statement of every key the
+// function generates for a cluster, one file per key. One Secret, mounted
+// once at KeysDir/<KeysSecretName>, so that adding or removing a key (or a
+// view, which brings a transfer key) never changes the pod template.
+func KeysSecretName(cluster string) string { return cluster + "-keys" }
+
+// GeneratedKeyFile is the include of a generated key in the pod.
+func GeneratedKeyFile(cluster, secret string) string {
+	return KeyFile(KeysSecretName(cluster), secret+".conf")
+}
+
 // ImportedKeyInclude is the file the agent writes for an imported key Secret.
 func ImportedKeyInclude(secret string) string { return path.Join(RunDir, "keys", secret+".conf") }
 

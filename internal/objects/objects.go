@@ -42,6 +42,7 @@ const (
 	ComponentZones   = "zones"   // zone file ConfigMap shards
 	ComponentTSIG    = "tsig-key"
 	ComponentRNDC    = "rndc-key"
+	ComponentKeys    = "keys"
 )
 
 // Labels returns the managed labels of an object of the cluster.

@@ -171,24 +171,29 @@ func TestPodMounts(t *testing.T) {
 		want   map[string]string // mount path -> volume name
 	}{
 		"Minimal": {
-			reason: "config, rndc, run, data, agent-bin",
+			reason: "config, four optional shard slots, the keys Secret, rndc, run, data, agent-bin",
 			c:      minimalCluster(),
 			want: map[string]string{
 				layout.ConfigDir: VolumeConfig, layout.RNDCDir: VolumeRNDC, layout.RunDir: VolumeRun,
 				layout.DataDir: VolumeData, layout.AgentBinDir: VolumeAgentBin,
+				filepath.Dir(layout.ZoneFile(0, "x")): "zones-0", filepath.Dir(layout.ZoneFile(1, "x")): "zones-1",
+				filepath.Dir(layout.ZoneFile(2, "x")): "zones-2", filepath.Dir(layout.ZoneFile(3, "x")): "zones-3",
+				filepath.Dir(layout.GeneratedKeyFile("minimal", "x")): VolumeKeys,
 			},
 		},
 		"Full": {
-			reason: "shards at ZonesDir/<i>, keys at KeysDir/<secret>, data from the claim template",
+			reason: "shards at ZonesDir/<i>, imported keys at KeysDir/<secret>, data from the claim template",
 			c:      fullCluster(),
 			plan:   fullPlan(),
 			want: map[string]string{
 				layout.ConfigDir: VolumeConfig, layout.RNDCDir: VolumeRNDC, layout.RunDir: VolumeRun,
 				layout.DataDir: VolumeData, layout.AgentBinDir: VolumeAgentBin,
 				filepath.Dir(layout.ZoneFile(0, "x")): "zones-0", filepath.Dir(layout.ZoneFile(1, "x")): "zones-1",
-				filepath.Dir(layout.KeyFile("ddns-tsig", "x")):         "key-0",
-				filepath.Dir(layout.KeyFile("ns-xfr-tsig", "x")):       "key-1",
-				filepath.Dir(layout.KeyFile("xfr.internal.tsig", "x")): "key-2",
+				filepath.Dir(layout.ZoneFile(2, "x")): "zones-2", filepath.Dir(layout.ZoneFile(3, "x")): "zones-3",
+				filepath.Dir(layout.GeneratedKeyFile(fullCluster().Name, "x")): VolumeKeys,
+				filepath.Dir(layout.KeyFile("ddns-tsig", "x")):                 KeyVolumeName("ddns-tsig"),
+				filepath.Dir(layout.KeyFile("ns-xfr-tsig", "x")):               KeyVolumeName("ns-xfr-tsig"),
+				filepath.Dir(layout.KeyFile("xfr.internal.tsig", "x")):         KeyVolumeName("xfr.internal.tsig"),
 			},
 		},
 	}

@@ -117,6 +117,23 @@ func TSIGSecret(c *model.Cluster, k *model.Key, secret []byte) *corev1.Secret {
 	}
 }
 
+// KeysSecret is the <cluster>-keys Secret: the key statement of every key
+// the function generates for the cluster, one file <secret>.conf each. The
+// pod mounts this one Secret for all of them, so adding a key or a view
+// changes no volume of the pod template.
+func KeysSecret(c *model.Cluster, files map[string][]byte) *corev1.Secret {
+	data := make(map[string][]byte, len(files))
+	for k, v := range files {
+		data[k] = v
+	}
+	return &corev1.Secret{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: objectMeta(c, layout.KeysSecretName(c.Name), ComponentKeys, nil, nil),
+		Type:       corev1.SecretTypeOpaque,
+		Data:       data,
+	}
+}
+
 // RNDCSecret is the <cluster>-rndc Secret: rndc.key holds the
 // `key "bind-fn-rndc"` statement (hmac-sha256) that both named's controls
 // and rndc include.

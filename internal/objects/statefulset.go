@@ -1,6 +1,8 @@
 package objects
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"path"
 	"slices"
 	"sort"
@@ -47,6 +49,7 @@ const (
 
 	VolumeConfig   = "config"
 	VolumeRNDC     = "rndc"
+	VolumeKeys     = "keys"
 	VolumeRun      = "run"
 	VolumeData     = "data"
 	VolumeAgentBin = "agent-bin"
@@ -55,10 +58,23 @@ const (
 // ZonesVolumeName is the volume of zones shard i.
 func ZonesVolumeName(i int) string { return "zones-" + strconv.Itoa(i) }
 
-// KeyVolumeName is the volume of the i-th key Secret in sorted order. Secret
-// names may be longer than a volume name (63) or hold dots, so volumes are
-// numbered; the mount path carries the Secret's name.
-func KeyVolumeName(i int) string { return "key-" + strconv.Itoa(i) }
+// KeyVolumeName is the volume of an imported key Secret. Secret names may be
+// longer than a volume name (63) or hold dots, so the volume is named by a
+// hash of the Secret's name; the mount path carries the name itself.
+func KeyVolumeName(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return "key-" + hex.EncodeToString(sum[:5])
+}
+
+// ZoneShardCapacity is how many zones ConfigMap slots the pod mounts for n
+// shards: at least 4, doubling as the package grows.
+func ZoneShardCapacity(n int) int {
+	c := 4
+	for c < n {
+		c *= 2
+	}
+	return c
+}
 
 // AgentCommand is the named container's command: the agent, which selects
 // the role by ordinal and runs `named -g` under it.
@@ -293,14 +309,27 @@ func podVolumes(c *model.Cluster, p PodPlan) ([]corev1.Volume, []corev1.VolumeMo
 	}
 
 	add(cm(VolumeConfig, layout.ConfigMapName(c.Name)), layout.ConfigDir, true)
-	for i, name := range p.ZoneConfigMaps {
-		add(cm(ZonesVolumeName(i), name), path.Join(layout.ZonesDir, strconv.Itoa(i)), true)
+	// Zone shards: a fixed capacity of slots (optional ConfigMaps), so that
+	// a package growing by a shard changes no volume until it outgrows the
+	// capacity, which doubles.
+	for i := 0; i < ZoneShardCapacity(len(p.ZoneConfigMaps)); i++ {
+		v := cm(ZonesVolumeName(i), layout.ZonesConfigMapName(c.Name, i))
+		if i >= len(p.ZoneConfigMaps) {
+			v.ConfigMap.Optional = ptr(true)
+		} else {
+			v.ConfigMap.Name = p.ZoneConfigMaps[i]
+		}
+		add(v, path.Join(layout.ZonesDir, strconv.Itoa(i)), true)
 	}
+	// Every generated key lives in the one keys Secret; imported key
+	// Secrets are mounted one by one, under volume names derived from the
+	// Secret's name so that adding one does not rename the others.
+	add(secret(VolumeKeys, layout.KeysSecretName(c.Name)), path.Join(layout.KeysDir, layout.KeysSecretName(c.Name)), true)
 	keys := slices.Clone(p.KeySecrets)
 	sort.Strings(keys)
 	keys = slices.Compact(keys)
-	for i, name := range keys {
-		add(secret(KeyVolumeName(i), name), path.Join(layout.KeysDir, name), true)
+	for _, name := range keys {
+		add(secret(KeyVolumeName(name), name), path.Join(layout.KeysDir, name), true)
 	}
 	add(secret(VolumeRNDC, layout.RNDCSecretName(c.Name)), layout.RNDCDir, true)
 	// The runtime directory holds small generated includes and the pid file.

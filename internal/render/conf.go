@@ -62,7 +62,7 @@ func namedConf(c *model.Cluster, role Role, plan *confPlan) ([]byte, diag.Result
 	f.Add(nc.S(nc.Kw("include"), nc.Str(layout.RNDCDir+"/"+layout.RNDCKeyFile)))
 	f.Add(nc.S(nc.Kw("include"), nc.Str(layout.RunFile(layout.ServersInclude))))
 	for _, k := range c.Keys {
-		f.Add(nc.S(nc.Kw("include"), nc.Str(keyInclude(k))))
+		f.Add(nc.S(nc.Kw("include"), nc.Str(keyInclude(c, k))))
 	}
 	f.Add(nc.B([]nc.Word{nc.Kw("controls")},
 		nc.S(nc.Kw("inet"), nc.Kw("127.0.0.1"), nc.Kw("port"), nc.Int(layout.RNDCPort),
@@ -95,13 +95,14 @@ func namedConf(c *model.Cluster, role Role, plan *confPlan) ([]byte, diag.Result
 	return out, b.rs
 }
 
-// keyInclude is where a key's statement is in the pod: the generated Secret's
-// key.conf, or the include the agent writes for an imported Secret.
-func keyInclude(k *model.Key) string {
+// keyInclude is where a key's statement is in the pod: its file in the
+// cluster's keys Secret, or the include the agent writes for an imported
+// Secret.
+func keyInclude(c *model.Cluster, k *model.Key) string {
 	if k.Import {
 		return layout.ImportedKeyInclude(k.SecretName)
 	}
-	return layout.KeyFile(k.SecretName, layout.KeyConfFile)
+	return layout.GeneratedKeyFile(c.Name, k.SecretName)
 }
 
 func (b *confBuilder) logging() nc.Stmt {

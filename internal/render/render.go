@@ -159,7 +159,7 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 					recs = append(recs, rr.String())
 				}
 				sort.Strings(recs)
-				dyn = append(dyn, layout.DynamicZone{Zone: bare(z.Name), View: v.Name, KeyName: z.UpdateKey.KeyName, KeyFile: keyInclude(z.UpdateKey), Records: recs})
+				dyn = append(dyn, layout.DynamicZone{Zone: bare(z.Name), View: v.Name, KeyName: z.UpdateKey.KeyName, KeyFile: keyInclude(c, z.UpdateKey), Records: recs})
 			}
 			prev.forgetZone(z) // its text is made: let the RRs go
 		}
@@ -220,10 +220,13 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 		add("configmap", name, cm)
 	}
 
-	var keySecrets []string
+	// Imported key Secrets are mounted one by one (they are managed
+	// elsewhere); every generated key is a file of the one keys Secret.
+	var importedSecrets []string
+	keyFiles := map[string][]byte{}
 	for _, k := range c.Keys {
-		keySecrets = append(keySecrets, k.SecretName)
 		if k.Import {
+			importedSecrets = append(importedSecrets, k.SecretName)
 			continue
 		}
 		material, err := prev.material(c.Namespace, k.SecretName, k.Algorithm, opt.Rand)
@@ -233,8 +236,11 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 		}
 		s := objects.TSIGSecret(c, k, material)
 		add("secret", s.Name, s)
+		keyFiles[k.SecretName+".conf"] = s.Data[layout.KeyConfFile]
 	}
-	sort.Strings(keySecrets)
+	sort.Strings(importedSecrets)
+	ks := objects.KeysSecret(c, keyFiles)
+	add("secret", ks.Name, ks)
 	rndc, err := prev.material(c.Namespace, layout.RNDCSecretName(c.Name), objects.RNDCAlgorithm, opt.Rand)
 	if err != nil {
 		rs.Errorf(c.Src, "", "cannot make the rndc key: %v", err)
@@ -243,7 +249,7 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 		add("secret", s.Name, s)
 	}
 
-	sts := objects.StatefulSet(c, objects.PodPlan{ZoneConfigMaps: shardNames, KeySecrets: keySecrets})
+	sts := objects.StatefulSet(c, objects.PodPlan{ZoneConfigMaps: shardNames, KeySecrets: importedSecrets})
 	add("statefulset", sts.Name, sts)
 	for _, svc := range []*corev1.Service{objects.HeadlessService(c), objects.PrimaryService(c), objects.ServeService(c)} {
 		add("service", svc.Name, svc)

@@ -83,12 +83,15 @@ func LayPod(t testing.TB, root string, c *Cluster) {
 			switch {
 			case v.ConfigMap != nil:
 				cm := c.ConfigMaps[v.ConfigMap.Name]
-				if cm == nil {
+				optional := v.ConfigMap.Optional != nil && *v.ConfigMap.Optional
+				if cm == nil && !optional {
 					t.Fatalf("volume %q: no ConfigMap %q rendered", v.Name, v.ConfigMap.Name)
 				}
 				files := map[string][]byte{}
-				for k, s := range cm.Data {
-					files[k] = []byte(s)
+				if cm != nil {
+					for k, s := range cm.Data {
+						files[k] = []byte(s)
+					}
 				}
 				WriteKubeletDir(t, dir, files)
 			case v.Secret != nil:
