@@ -109,13 +109,7 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 	for _, v := range c.Views {
 		v := v
 		if v.Catalog != nil {
-			var members []zonefile.CatalogMember
-			for _, z := range v.Zones {
-				if z.CatalogMember {
-					members = append(members, zonefile.CatalogMember{Zone: z.Name})
-				}
-			}
-			cz, zrs := zonefile.Catalog(v.Catalog, members)
+			cz, zrs := zonefile.ViewCatalog(v)
 			rs = append(rs, zrs...)
 			if cz != nil {
 				addZone(stateKey(v.Name, v.Catalog.ZoneName), v.Catalog.Src, cz, nil, fileName("catalog", v.Name, v.Catalog.ZoneName),

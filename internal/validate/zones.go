@@ -192,16 +192,8 @@ func rfc1982Less(a, b uint32) bool {
 func checkZoneData(c *model.Cluster, prev *render.Previous) diag.Results {
 	var rs diag.Results
 	for _, v := range c.Views {
-		if v.Catalog != nil {
-			var members []zonefile.CatalogMember
-			for _, z := range v.Zones {
-				if z.CatalogMember {
-					members = append(members, zonefile.CatalogMember{Zone: z.Name})
-				}
-			}
-			_, zrs := zonefile.Catalog(v.Catalog, members)
-			rs = append(rs, zrs...)
-		}
+		_, zrs := zonefile.ViewCatalog(v)
+		rs = append(rs, zrs...)
 		for _, p := range v.Policies {
 			_, zrs := zonefile.Policy(p)
 			rs = append(rs, zrs...)

@@ -113,3 +113,19 @@ func MemberID(zone string) string {
 	sum := sha1.Sum(buf[:off])
 	return hex.EncodeToString(sum[:])[:16]
 }
+
+// ViewCatalog builds the catalog zone of a view: every zone of the view that
+// is a catalog member. It returns nil and no results when the view has no
+// catalog.
+func ViewCatalog(v *model.View) (*Zone, diag.Results) {
+	if v.Catalog == nil {
+		return nil, nil
+	}
+	var members []CatalogMember
+	for _, z := range v.Zones {
+		if z.CatalogMember {
+			members = append(members, CatalogMember{Zone: z.Name})
+		}
+	}
+	return Catalog(v.Catalog, members)
+}
