@@ -54,7 +54,12 @@ type Options struct {
 	// StateFile records the RRsets the agent owns in dynamic zones.
 	StateFile string
 	// Intervals. ResolveInterval 0 uses agent.json (default 10s).
-	ResolveInterval, PollInterval, ConvergeInterval, ReadyInterval time.Duration
+	// ReadyInterval re-checks the zones not loaded yet; once all are,
+	// ReadyRecheck re-checks every zone.
+	ResolveInterval, PollInterval, ConvergeInterval, ReadyInterval, ReadyRecheck time.Duration
+	// CatchUpDelay is how long after an applied change a secondary compares
+	// its zones' serials with the primary's.
+	CatchUpDelay time.Duration
 	// PrimaryWait bounds how long a secondary waits for its primaries list.
 	PrimaryWait time.Duration
 	// HiddenPrimary: on the primary, /readyz always answers 503 (the serve
@@ -93,6 +98,8 @@ func DefaultOptions() Options {
 		PollInterval:     200 * time.Millisecond,
 		ConvergeInterval: 60 * time.Second,
 		ReadyInterval:    time.Second,
+		ReadyRecheck:     10 * time.Second,
+		CatchUpDelay:     100 * time.Millisecond,
 		PrimaryWait:      5 * time.Minute,
 	}
 }
@@ -127,9 +134,23 @@ type Agent struct {
 	mu  sync.Mutex // guards cfg for the readiness goroutine
 	cfg *layout.AgentConfigDoc
 
+	readyKick chan struct{} // an applied change: re-check every zone now
+
+	catchUpTimer *time.Timer // guarded by mu
+	catchUpMu    sync.Mutex  // one catchUp at a time
+
 	appliedCfg, appliedZones string // hashes named runs with
 	seenCfg, seenZones       string // hashes last acted upon
 	serversText              string
+	// written are the server lists last written to servers.conf; they are
+	// published in /status only once named has loaded that file (start,
+	// or a successful rndc reconfig/reload), so /status never claims
+	// NOTIFYs go somewhere named does not send them yet. peersPending is
+	// set while the file holds lists named has not loaded.
+	written      []Peers
+	peersPending bool
+	// applied are the lists named runs with (the last published); guarded by mu.
+	applied []Peers
 }
 
 // New validates opt, loads agent.json and returns an agent ready to Run.
@@ -147,7 +168,7 @@ func New(opt Options) (*Agent, error) {
 	if opt.StateFile == "" {
 		opt.StateFile = filepath.Join(opt.DataDir, filepath.Base(layout.AgentStateFile()))
 	}
-	for name, d := range map[string]time.Duration{"poll-interval": opt.PollInterval, "converge-interval": opt.ConvergeInterval, "ready-interval": opt.ReadyInterval} {
+	for name, d := range map[string]time.Duration{"poll-interval": opt.PollInterval, "converge-interval": opt.ConvergeInterval, "ready-interval": opt.ReadyInterval, "ready-recheck": opt.ReadyRecheck, "catch-up-delay": opt.CatchUpDelay} {
 		if d <= 0 {
 			return nil, &UsageError{fmt.Errorf("--%s must be positive, got %s", name, d)}
 		}
@@ -192,7 +213,7 @@ func New(opt Options) (*Agent, error) {
 		}
 		*b = p
 	}
-	a := &Agent{opt: opt, log: opt.Log, ordinal: ordinal, role: RoleOf(ordinal), cfg: cfg}
+	a := &Agent{opt: opt, log: opt.Log, ordinal: ordinal, role: RoleOf(ordinal), cfg: cfg, readyKick: make(chan struct{}, 1)}
 	a.state = NewState(a.role, ordinal)
 	if opt.HiddenPrimary && a.role == RolePrimary {
 		a.state.Update(func(s *Status) { s.HiddenPrimary = true })
@@ -342,8 +363,22 @@ func (a *Agent) resolvePeers(ctx context.Context, cfg *layout.AgentConfigDoc) (b
 		return false, err
 	}
 	a.serversText = text
-	ps := make([]PeerStatus, 0, len(peers))
-	for _, p := range peers {
+	a.written = peers
+	if changed {
+		a.peersPending = true
+	}
+	return changed, nil
+}
+
+// publishPeers records that named has loaded the server lists last
+// written: /status shows them from now on.
+func (a *Agent) publishPeers() {
+	a.peersPending = false
+	a.mu.Lock()
+	a.applied = a.written
+	a.mu.Unlock()
+	ps := make([]PeerStatus, 0, len(a.written))
+	for _, p := range a.written {
 		st := PeerStatus{List: p.Name, IPs: []string{}}
 		for _, ip := range p.IPs {
 			st.IPs = append(st.IPs, ip.String())
@@ -351,7 +386,6 @@ func (a *Agent) resolvePeers(ctx context.Context, cfg *layout.AgentConfigDoc) (b
 		ps = append(ps, st)
 	}
 	a.state.Update(func(s *Status) { s.Peers = ps })
-	return changed, nil
 }
 
 // waitForPrimaries resolves until every list of the secondary role has an
@@ -364,7 +398,7 @@ func (a *Agent) waitForPrimaries(ctx context.Context, cfg *layout.AgentConfigDoc
 		if _, err := a.resolvePeers(ctx, cfg); err != nil {
 			return err
 		}
-		missing := MissingPeers(a.role, cfg.ServerLists, a.lastPeers())
+		missing := MissingPeers(a.role, cfg.ServerLists, a.written)
 		if len(missing) == 0 || a.role == RolePrimary {
 			return nil
 		}
@@ -381,18 +415,6 @@ func (a *Agent) waitForPrimaries(ctx context.Context, cfg *layout.AgentConfigDoc
 		case <-time.After(step):
 		}
 	}
-}
-
-func (a *Agent) lastPeers() []Peers {
-	var out []Peers
-	for _, p := range a.state.Snapshot().Peers {
-		ps := Peers{Name: p.List}
-		for _, s := range p.IPs {
-			ps.IPs = append(ps.IPs, net.ParseIP(s))
-		}
-		out = append(out, ps)
-	}
-	return out
 }
 
 // fail records an error in status, metrics and the log.
@@ -433,6 +455,12 @@ func (a *Agent) apply(ctx context.Context, reload bool, cfgHash, zonesHash strin
 	// named took the (possibly new) rndc key in: the client follows.
 	if err := WriteRNDCClientConf(a.rndc.Conf, filepath.Join(a.opt.RunDir, layout.RNDCKeyFile), a.opt.RNDCServer, a.opt.RNDCPort); err != nil {
 		a.log.Warn("cannot refresh rndc client key", "err", err)
+	}
+	// named read servers.conf as written: its NOTIFYs follow these lists.
+	a.publishPeers()
+	a.kickReadiness()
+	if a.role != RolePrimary {
+		a.scheduleCatchUp(ctx)
 	}
 	now := time.Now().UTC()
 	a.appliedCfg, a.appliedZones = cfgHash, zonesHash
@@ -494,6 +522,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	a.appliedCfg, a.appliedZones = cfgHash, zonesHash
 	a.seenCfg, a.seenZones = cfgHash, zonesHash
+	a.publishPeers() // named starts with the lists just written
 	a.state.Update(func(s *Status) { s.AppliedConfigHash = cfgHash[:16] + "/" + zonesHash[:16] })
 	a.log.Info("prepared", "role", a.role, "ordinal", a.ordinal, "conf", a.activeConf())
 	if a.opt.Once {
@@ -625,7 +654,14 @@ func (a *Agent) Run(ctx context.Context) error {
 			if changed {
 				a.state.Inc("bindfn_agent_peer_changes_total", 1)
 				a.log.Info("peer addresses changed", "servers", a.serversText)
-				a.apply(ctx, a.seenZones != a.appliedZones, a.seenCfg, a.seenZones)
+			}
+			// A change named has not loaded yet (this one, or one whose
+			// apply failed) is applied now; it is retried every interval.
+			if a.peersPending {
+				before := a.applied
+				if a.apply(ctx, a.seenZones != a.appliedZones, a.seenCfg, a.seenZones) {
+					a.notifyNewPeers(ctx, before)
+				}
 			}
 		}
 	}
@@ -657,20 +693,43 @@ func (a *Agent) converge(ctx context.Context) bool {
 	return err == nil
 }
 
+// readiness tracks whether every zone of the role is loaded. Until all are,
+// it re-checks the zones not yet loaded every ReadyInterval; then it sweeps
+// every zone every ReadyRecheck. An applied change (new zones, a reload)
+// starts a new sweep at once.
 func (a *Agent) readiness(ctx context.Context) {
-	chk := ZoneChecker{Addr: a.opt.DNSAddr, RNDC: a.rndc}
-	t := time.NewTicker(a.opt.ReadyInterval)
-	defer t.Stop()
+	var pending []layout.ZoneRef // zones to check on the fast cadence
+	full := true
+	var keyErr string
 	for {
 		cfg := a.config()
 		zones := cfg.SecondaryZones
 		if a.role == RolePrimary {
 			zones = cfg.PrimaryZones
 		}
-		unready := chk.Unready(ctx, zones)
+		keys, err := LoadViewKeys(cfg.Views)
+		if msg := fmt.Sprint(err); err != nil && msg != keyErr {
+			a.log.Warn("cannot load view keys for readiness; those views are checked with rndc", "err", err)
+			keyErr = msg
+		} else if err == nil {
+			keyErr = ""
+		}
+		chk := ZoneChecker{Addr: a.opt.DNSAddr, RNDC: a.rndc, Keys: keys}
+		if full {
+			pending = zones
+		}
+		var still []layout.ZoneRef
+		var unready []string
+		for _, ref := range pending {
+			if err := chk.Check(ctx, ref); err != nil {
+				still = append(still, ref)
+				unready = append(unready, zoneID(ref))
+			}
+		}
 		if ctx.Err() != nil {
 			return
 		}
+		pending, full = still, false
 		ready := len(unready) == 0
 		a.state.Update(func(s *Status) { s.Ready, s.Unready = ready, unready })
 		v := 0.0
@@ -678,10 +737,165 @@ func (a *Agent) readiness(ctx context.Context) {
 			v = 1
 		}
 		a.state.Set("bindfn_agent_ready", v)
+		wait := a.opt.ReadyInterval
+		if ready {
+			wait = a.opt.ReadyRecheck
+			full = true
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
+		case <-a.readyKick:
+			full = true
 		case <-t.C:
 		}
+		t.Stop()
+	}
+}
+
+// catchUp runs on a secondary right after an applied change: every zone
+// whose serial is behind the primary's gets `rndc refresh`. Every pod
+// applies the same swap at about the same time; when the primary's NOTIFY
+// for the changed zone arrives just before the secondary's own reload, the
+// reload cancels the refresh it started ("refresh: failure trying primary
+// ...: operation canceled") and nothing retries it before the retry/refresh
+// timers (60/300 s). In that case the primary already serves the new
+// serial, so comparing serials right after the reload finds the zone.
+// Only zones found behind touch the control channel.
+func (a *Agent) catchUp(ctx context.Context) {
+	if a.role == RolePrimary {
+		return
+	}
+	cfg := a.config()
+	keys, _ := LoadViewKeys(cfg.Views)
+	a.mu.Lock()
+	applied := a.applied
+	a.mu.Unlock()
+	primaries := map[string]string{} // view -> primary address
+	for _, v := range cfg.Views {
+		for _, p := range applied {
+			if p.Name == layout.PrimaryListName(v.View) && len(p.IPs) > 0 {
+				port := p.Port
+				if port == 0 {
+					port = 53
+				}
+				primaries[v.View] = net.JoinHostPort(p.IPs[0].String(), strconv.Itoa(port))
+			}
+		}
+	}
+	for _, z := range cfg.SecondaryZones {
+		k, ok := keys[z.View]
+		paddr, pok := primaries[z.View]
+		if !ok || !pok {
+			continue
+		}
+		var lk *Key
+		if z.View != "" {
+			lk = &k
+		}
+		local, err := SOASerial(ctx, a.opt.DNSAddr, z.Zone, lk, 2*time.Second)
+		if err != nil {
+			continue // not loaded (readiness reports it) or not ours
+		}
+		remote, err := SOASerial(ctx, paddr, z.Zone, &k, 2*time.Second)
+		if err != nil || !serialBehind(local, remote) {
+			continue
+		}
+		args := []string{"refresh", z.Zone}
+		if z.View != "" {
+			args = append(args, "IN", z.View)
+		}
+		a.log.Info("zone behind the primary after a change; refreshing", "zone", zoneID(z), "serial", local, "primary", remote)
+		if _, err := a.rndc.Run(ctx, args...); err != nil {
+			a.log.Warn("cannot refresh zone", "zone", zoneID(z), "err", err)
+		}
+	}
+}
+
+// scheduleCatchUp runs catchUp once, CatchUpDelay after the latest change.
+func (a *Agent) scheduleCatchUp(ctx context.Context) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.catchUpTimer != nil {
+		a.catchUpTimer.Stop()
+	}
+	a.catchUpTimer = time.AfterFunc(a.opt.CatchUpDelay, func() {
+		a.catchUpMu.Lock()
+		defer a.catchUpMu.Unlock()
+		if ctx.Err() == nil {
+			a.catchUp(ctx)
+		}
+	})
+}
+
+// kickReadiness makes the readiness loop sweep every zone now.
+func (a *Agent) kickReadiness() {
+	select {
+	case a.readyKick <- struct{}{}:
+	default:
+	}
+}
+
+// notifyNewPeers sends a signed NOTIFY for every zone of the primary to each
+// secondary address the applied lists gained over before. BIND re-points
+// also-notify on reconfig but does not re-send NOTIFYs: without this, a
+// secondary that came back on a new address would miss every update made
+// between its own start-up refresh and the primary's reconfig until the
+// next update of that zone or its refresh timer (300 s).
+func (a *Agent) notifyNewPeers(ctx context.Context, before []Peers) {
+	if a.role != RolePrimary {
+		return
+	}
+	cfg := a.config()
+	old := map[string]bool{}
+	for _, p := range before {
+		for _, ip := range p.IPs {
+			old[p.Name+"/"+ip.String()] = true
+		}
+	}
+	keys, err := LoadViewKeys(cfg.Views)
+	if err != nil {
+		a.log.Warn("cannot load view keys to notify moved secondaries", "err", err)
+	}
+	lists := map[string]string{} // secondaries list name -> view
+	for _, v := range cfg.Views {
+		lists[layout.SecondariesListName(v.View)] = v.View
+	}
+	sent, failed := 0, 0
+	for _, p := range a.applied {
+		view, ok := lists[p.Name]
+		if !ok {
+			continue
+		}
+		k, ok := keys[view]
+		if !ok {
+			continue
+		}
+		for _, ip := range p.IPs {
+			if old[p.Name+"/"+ip.String()] {
+				continue
+			}
+			port := p.Port
+			if port == 0 {
+				port = 53
+			}
+			addr := net.JoinHostPort(ip.String(), strconv.Itoa(port))
+			for _, z := range cfg.PrimaryZones {
+				if z.View != view {
+					continue
+				}
+				if err := SendNotify(ctx, addr, z.Zone, k, 2*time.Second); err != nil {
+					failed++
+					a.log.Debug("notify to a new secondary failed", "addr", addr, "zone", zoneID(z), "err", err)
+					continue
+				}
+				sent++
+			}
+		}
+	}
+	if sent+failed > 0 {
+		a.log.Info("notified new secondaries", "sent", sent, "failed", failed)
 	}
 }

@@ -35,9 +35,10 @@ type Peers struct {
 // named.conf writer: one `primaries "<name>" { <ip> [port <p>] key "<key>"; ... };`
 // per list, lists sorted by name, addresses sorted and de-duplicated. An
 // empty list renders as `primaries "<name>" { };`. It also defines the ACL
-// layout.PeersACL of every resolved peer address, which the rendered config
-// exempts from response rate limiting: the cluster's own SOA queries and
-// transfers must never be dropped as a flood (they come from one /24).
+// layout.PeersACL of every resolved peer address and loopback, which the
+// rendered config exempts from response rate limiting: the cluster's own SOA
+// queries and transfers, and the agent's readiness queries, must never be
+// dropped as a flood (they come from one /24).
 func ServersConf(lists []Peers) (string, error) {
 	ls := append([]Peers(nil), lists...)
 	sort.Slice(ls, func(i, j int) bool { return ls[i].Name < ls[j].Name })
@@ -47,14 +48,14 @@ func ServersConf(lists []Peers) (string, error) {
 	for _, l := range ls {
 		peers = append(peers, l.IPs...)
 	}
+	// Loopback too: the agent's own readiness queries and UPDATEs. It also
+	// keeps the ACL from ever being empty.
+	peers = append(peers, net.IPv4(127, 0, 0, 1), net.IPv6loopback)
 	var acl []namedconf.Stmt
 	for _, ip := range SortIPs(peers) {
 		if a, ok := netip.AddrFromSlice(ip); ok {
 			acl = append(acl, namedconf.S(namedconf.Kw(a.Unmap().String())))
 		}
-	}
-	if len(acl) == 0 {
-		acl = append(acl, namedconf.S(namedconf.Kw("none")))
 	}
 	f.Add(namedconf.B([]namedconf.Word{namedconf.Kw("acl"), namedconf.Str(layout.PeersACL)}, acl...))
 	for _, l := range ls {

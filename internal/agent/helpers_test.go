@@ -203,6 +203,7 @@ func (l *lab) options(ordinal int, r Resolver) Options {
 	o.PollInterval = 100 * time.Millisecond
 	o.ConvergeInterval = 5 * time.Second
 	o.ReadyInterval = 100 * time.Millisecond
+	o.ReadyRecheck = 300 * time.Millisecond
 	o.PrimaryWait = 20 * time.Second
 	o.Resolver = r
 	o.Log = slog.New(slog.NewTextHandler(l.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -13,15 +15,43 @@ import (
 
 // ZoneChecker tells whether named has loaded a zone.
 //
-// A zone without a view is checked by an SOA query over loopback (RD=0):
-// loaded means an authoritative NOERROR answer holding the SOA. A zone in a
-// view may be invisible to an unsigned loopback query (the view may match
-// other clients or a key), so it is checked with `rndc zonestatus <zone> IN
-// <view>`, which names the view explicitly.
+// Every zone is checked by an SOA query over loopback (RD=0): loaded means
+// an authoritative NOERROR answer holding the SOA. A zone in a view is asked
+// with a query signed by the view's key (layout.ViewKey: each view's
+// match-clients starts with `key "<transfer key>"`), so the query lands in
+// that view whatever addresses the view matches. Only when named REFUSES the
+// query (a zone not configured yet, such as a catalog member a secondary has
+// not created, or an allow-query that excludes loopback) does it ask
+// `rndc zonestatus <zone> IN <view>`; no other path touches the control
+// channel, so a steady-state check never floods named's log.
 type ZoneChecker struct {
-	Addr    string
+	Addr string
+	// Keys are the view keys by view name; a zone whose view has no key is
+	// checked with rndc alone.
+	Keys    map[string]Key
 	RNDC    RNDC
 	Timeout time.Duration
+}
+
+// LoadViewKeys reads the key of every view from its key file. A view whose
+// file cannot be read (yet) is missing from the map and reported in err.
+func LoadViewKeys(views []layout.ViewKey) (map[string]Key, error) {
+	keys := map[string]Key{}
+	var errs []error
+	for _, v := range views {
+		b, err := os.ReadFile(v.KeyFile)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("view %q: cannot read key %q: %w", v.View, v.KeyName, err))
+			continue
+		}
+		k, err := FindKey(string(b), v.KeyName)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("view %q: %s: %w", v.View, v.KeyFile, err))
+			continue
+		}
+		keys[v.View] = k
+	}
+	return keys, errors.Join(errs...)
 }
 
 // Unready returns the zones that are not loaded, as "zone" or "zone/view", in input order.
@@ -42,18 +72,46 @@ func zoneID(z layout.ZoneRef) string {
 	return z.Zone + "/" + z.View
 }
 
+// errRefused is named refusing the readiness query.
+var errRefused = errors.New("REFUSED")
+
 // Check returns nil when the zone is loaded.
 func (z ZoneChecker) Check(ctx context.Context, ref layout.ZoneRef) error {
-	if ref.View != "" {
-		out, err := z.RNDC.Run(ctx, "zonestatus", ref.Zone, "IN", ref.View)
-		if err != nil {
-			return err
-		}
-		if !strings.Contains(out, "serial:") {
-			return fmt.Errorf("zone %s not loaded: %s", zoneID(ref), out)
-		}
-		return nil
+	key, keyed := z.Keys[ref.View]
+	if ref.View != "" && !keyed {
+		return z.zonestatus(ctx, ref)
 	}
+	var k *Key
+	if ref.View != "" {
+		k = &key
+	}
+	err := z.query(ctx, ref, k)
+	if errors.Is(err, errRefused) && z.RNDC.Bin != "" {
+		return z.zonestatus(ctx, ref)
+	}
+	return err
+}
+
+func (z ZoneChecker) zonestatus(ctx context.Context, ref layout.ZoneRef) error {
+	if z.RNDC.Bin == "" {
+		return fmt.Errorf("zone %s: no key for view %q and no rndc", zoneID(ref), ref.View)
+	}
+	args := []string{"zonestatus", ref.Zone}
+	if ref.View != "" {
+		args = append(args, "IN", ref.View)
+	}
+	out, err := z.RNDC.Run(ctx, args...)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(out, "serial:") {
+		return fmt.Errorf("zone %s not loaded: %s", zoneID(ref), out)
+	}
+	return nil
+}
+
+// query asks the zone's SOA over UDP, signed with k when k is not nil.
+func (z ZoneChecker) query(ctx context.Context, ref layout.ZoneRef, k *Key) error {
 	t := z.Timeout
 	if t == 0 {
 		t = 2 * time.Second
@@ -62,19 +120,91 @@ func (z ZoneChecker) Check(ctx context.Context, ref layout.ZoneRef) error {
 	m.SetQuestion(dns.Fqdn(ref.Zone), dns.TypeSOA)
 	m.RecursionDesired = false
 	cl := &dns.Client{Net: "udp", Timeout: t}
+	if k != nil {
+		name := dns.Fqdn(strings.ToLower(k.Name))
+		alg, ok := tsigAlgorithms[strings.ToLower(k.Algorithm)]
+		if !ok {
+			return fmt.Errorf("zone %s: key %q: unsupported algorithm %q", zoneID(ref), k.Name, k.Algorithm)
+		}
+		m.SetTsig(name, alg, 300, time.Now().Unix())
+		cl.TsigSecret = map[string]string{name: k.Secret}
+	}
 	ctx, cancel := context.WithTimeout(ctx, t)
 	defer cancel()
 	r, _, err := cl.ExchangeContext(ctx, m, z.Addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("zone %s: %w", zoneID(ref), err)
+	}
+	if r.Rcode == dns.RcodeRefused {
+		return fmt.Errorf("zone %s: %w", zoneID(ref), errRefused)
 	}
 	if r.Rcode != dns.RcodeSuccess || !r.Authoritative {
 		return fmt.Errorf("zone %s not loaded: %s aa=%v", zoneID(ref), dns.RcodeToString[r.Rcode], r.Authoritative)
 	}
 	for _, rr := range r.Answer {
-		if rr.Header().Rrtype == dns.TypeSOA {
+		if rr.Header().Rrtype == dns.TypeSOA && strings.EqualFold(rr.Header().Name, dns.Fqdn(ref.Zone)) {
 			return nil
 		}
 	}
 	return fmt.Errorf("zone %s not loaded: no SOA in the answer", zoneID(ref))
 }
+
+// SendNotify sends one NOTIFY for zone's SOA to addr, signed with k, and
+// waits for the answer.
+func SendNotify(ctx context.Context, addr, zone string, k Key, timeout time.Duration) error {
+	m := new(dns.Msg)
+	m.SetNotify(dns.Fqdn(zone))
+	name := dns.Fqdn(strings.ToLower(k.Name))
+	alg, ok := tsigAlgorithms[strings.ToLower(k.Algorithm)]
+	if !ok {
+		return fmt.Errorf("key %q: unsupported algorithm %q", k.Name, k.Algorithm)
+	}
+	m.SetTsig(name, alg, 300, time.Now().Unix())
+	cl := &dns.Client{Net: "udp", Timeout: timeout, TsigSecret: map[string]string{name: k.Secret}}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r, _, err := cl.ExchangeContext(ctx, m, addr)
+	if err != nil {
+		return err
+	}
+	if r.Rcode != dns.RcodeSuccess {
+		return fmt.Errorf("NOTIFY %s: %s", zone, dns.RcodeToString[r.Rcode])
+	}
+	return nil
+}
+
+// SOASerial asks addr for zone's SOA (signed with k when k is not nil) and
+// returns its serial.
+func SOASerial(ctx context.Context, addr, zone string, k *Key, timeout time.Duration) (uint32, error) {
+	m := new(dns.Msg)
+	m.SetQuestion(dns.Fqdn(zone), dns.TypeSOA)
+	m.RecursionDesired = false
+	cl := &dns.Client{Net: "udp", Timeout: timeout}
+	if k != nil {
+		name := dns.Fqdn(strings.ToLower(k.Name))
+		alg, ok := tsigAlgorithms[strings.ToLower(k.Algorithm)]
+		if !ok {
+			return 0, fmt.Errorf("key %q: unsupported algorithm %q", k.Name, k.Algorithm)
+		}
+		m.SetTsig(name, alg, 300, time.Now().Unix())
+		cl.TsigSecret = map[string]string{name: k.Secret}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r, _, err := cl.ExchangeContext(ctx, m, addr)
+	if err != nil {
+		return 0, err
+	}
+	if r.Rcode != dns.RcodeSuccess {
+		return 0, fmt.Errorf("SOA %s: %s", zone, dns.RcodeToString[r.Rcode])
+	}
+	for _, rr := range r.Answer {
+		if soa, ok := rr.(*dns.SOA); ok {
+			return soa.Serial, nil
+		}
+	}
+	return 0, fmt.Errorf("SOA %s: no SOA in the answer", zone)
+}
+
+// serialBehind reports a < b in RFC 1982 serial arithmetic.
+func serialBehind(a, b uint32) bool { return a != b && int32(b-a) > 0 }

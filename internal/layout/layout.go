@@ -135,6 +135,10 @@ type AgentConfigDoc struct {
 	// Zones are every zone named serves, per role, for readiness.
 	PrimaryZones   []ZoneRef `json:"primaryZones"`
 	SecondaryZones []ZoneRef `json:"secondaryZones"`
+	// Views are the transfer key of each view (one entry with an empty View
+	// for a cluster without views): the agent signs its loopback readiness
+	// queries for a view's zones, and NOTIFYs to a moved secondary, with it.
+	Views []ViewKey `json:"views,omitempty"`
 	// ResolveIntervalSeconds between peer resolutions.
 	ResolveIntervalSeconds int `json:"resolveIntervalSeconds"`
 	// MetricsPort for /metrics, /status, /readyz.
@@ -187,6 +191,17 @@ type DynamicZone struct {
 type ZoneRef struct {
 	Zone string `json:"zone"`
 	View string `json:"view,omitempty"`
+}
+
+// ViewKey is the TSIG key whose signed queries land in a view: every view's
+// match-clients starts with `key "<its transfer key>"`. The agent checks
+// that a view's zones are loaded with SOA queries over loopback signed with
+// it, and signs the NOTIFYs it sends to a secondary that moved.
+type ViewKey struct {
+	View    string `json:"view,omitempty"`
+	KeyName string `json:"keyName"`
+	// KeyFile is the include holding the key statement (generated or imported).
+	KeyFile string `json:"keyFile"`
 }
 
 // RNDCKeyInclude is the rndc key file the agent writes at start and named.conf

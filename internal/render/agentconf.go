@@ -31,6 +31,7 @@ func agentConfig(c *model.Cluster, seeds []layout.SeedZone, dyn []layout.Dynamic
 		secondaryHosts = append(secondaryHosts, fmt.Sprintf("%s-%d.%s", c.Name, i, layout.HeadlessServiceName(c.Name)))
 	}
 	for _, v := range c.Views {
+		doc.Views = append(doc.Views, layout.ViewKey{View: v.Name, KeyName: v.TransferKey.KeyName, KeyFile: keyInclude(c, v.TransferKey)})
 		doc.ServerLists = append(doc.ServerLists,
 			layout.ServerList{Name: layout.PrimaryListName(v.Name), Role: "secondary", Hosts: []string{primaryHost}, Key: v.TransferKey.KeyName},
 			layout.ServerList{Name: layout.SecondariesListName(v.Name), Role: "primary", Hosts: secondaryHosts, Key: v.TransferKey.KeyName},

@@ -181,7 +181,11 @@ func (l *Lab) startCluster(r *Rendered, name string, plan podPlan) *Cluster {
 		}
 		p := &Pod{lab: l, Name: podName, Ordinal: i, Root: filepath.Join(l.dir, plan.NetnsPrefix+podName), cluster: rc}
 		p.Net = l.addNetns(plan.NetnsPrefix+podName, plan.IP(i), extra...)
-		f, err := os.Create(filepath.Join(l.dir, plan.NetnsPrefix+podName+".log"))
+		logDir := l.dir
+		if d := os.Getenv("BINDFN_LAB_LOGDIR"); d != "" { // keep every pod's full log
+			logDir = d
+		}
+		f, err := os.Create(filepath.Join(logDir, plan.NetnsPrefix+podName+".log"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,11 +317,14 @@ func volumeFiles(t testing.TB, rc *testutil.Cluster) map[string]map[string][]byt
 			switch {
 			case v.ConfigMap != nil:
 				cm := rc.ConfigMaps[v.ConfigMap.Name]
-				if cm == nil {
+				optional := v.ConfigMap.Optional != nil && *v.ConfigMap.Optional
+				if cm == nil && !optional {
 					t.Fatalf("volume %q: no ConfigMap %q rendered", v.Name, v.ConfigMap.Name)
 				}
-				for k, s := range cm.Data {
-					files[k] = []byte(s)
+				if cm != nil { // an optional ConfigMap that does not exist mounts empty
+					for k, s := range cm.Data {
+						files[k] = []byte(s)
+					}
 				}
 			case v.Secret != nil:
 				s := rc.Secrets[v.Secret.SecretName]

@@ -1,0 +1,129 @@
+package agent
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+)
+
+// viewServer is a DNS server that, like a named with views selected by key,
+// answers a zone of view "ext" only to queries signed with key "xfr", the
+// view-less zone "plain.test" to anyone, and REFUSES everything else.
+func viewServer(t *testing.T, key Key) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := dns.Fqdn(key.Name)
+	srv := &dns.Server{PacketConn: pc, TsigSecret: map[string]string{name: key.Secret}}
+	srv.Handler = dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(r)
+		q := r.Question[0]
+		signed := r.IsTsig() != nil && w.TsigStatus() == nil
+		switch {
+		case r.Opcode == dns.OpcodeNotify && signed:
+		case q.Name == "view.test." && signed, q.Name == "plain.test.":
+			m.Authoritative = true
+			m.Answer = append(m.Answer, &dns.SOA{Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 60},
+				Ns: "ns.test.", Mbox: "h.test.", Serial: 7, Refresh: 300, Retry: 60, Expire: 1209600, Minttl: 60})
+		default:
+			m.Rcode = dns.RcodeRefused
+		}
+		if r.IsTsig() != nil {
+			m.SetTsig(name, dns.HmacSHA256, 300, time.Now().Unix())
+		}
+		_ = w.WriteMsg(m)
+	})
+	go func() { _ = srv.ActivateAndServe() }()
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	return pc.LocalAddr().String()
+}
+
+func TestZoneChecker(t *testing.T) {
+	key := Key{Name: "xfr", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"}
+	addr := viewServer(t, key)
+	chk := ZoneChecker{Addr: addr, Keys: map[string]Key{"ext": key}, Timeout: time.Second}
+	cases := map[string]struct {
+		reason string
+		ref    layout.ZoneRef
+		ok     bool
+	}{
+		"ViewZoneSigned":   {reason: "a view's zone is asked with the view's key and found", ref: layout.ZoneRef{Zone: "view.test", View: "ext"}, ok: true},
+		"PlainZone":        {reason: "a zone without a view is asked unsigned", ref: layout.ZoneRef{Zone: "plain.test"}, ok: true},
+		"ViewWithoutKey":   {reason: "no key for the view and no rndc: not ready", ref: layout.ZoneRef{Zone: "view.test", View: "other"}},
+		"RefusedNoRNDC":    {reason: "REFUSED without rndc to ask: not ready", ref: layout.ZoneRef{Zone: "missing.test", View: "ext"}},
+		"UnsignedViewZone": {reason: "the view's zone is invisible to an unsigned query", ref: layout.ZoneRef{Zone: "view.test"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := chk.Check(context.Background(), tc.ref)
+			if (err == nil) != tc.ok {
+				t.Errorf("%s: Check(%+v) = %v, want ok=%v", tc.reason, tc.ref, err, tc.ok)
+			}
+		})
+	}
+	got := chk.Unready(context.Background(), []layout.ZoneRef{{Zone: "view.test", View: "ext"}, {Zone: "missing.test", View: "ext"}, {Zone: "plain.test"}})
+	if diff := cmp.Diff([]string{"missing.test/ext"}, got); diff != "" {
+		t.Errorf("Unready (-want +got):\n%s", diff)
+	}
+	if s, err := SOASerial(context.Background(), addr, "view.test", &key, time.Second); err != nil || s != 7 {
+		t.Errorf("SOASerial = %d, %v; want 7", s, err)
+	}
+	if err := SendNotify(context.Background(), addr, "view.test", key, time.Second); err != nil {
+		t.Errorf("SendNotify: %v", err)
+	}
+}
+
+func TestLoadViewKeys(t *testing.T) {
+	dir := t.TempDir()
+	text, err := KeyStatement(Key{Name: "xfr", Algorithm: "hmac-sha256", Secret: "c2VjcmV0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "key.conf")
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := LoadViewKeys([]layout.ViewKey{
+		{View: "ext", KeyName: "xfr", KeyFile: file},
+		{View: "gone", KeyName: "xfr", KeyFile: filepath.Join(dir, "missing.conf")},
+		{View: "wrong", KeyName: "other", KeyFile: file},
+	})
+	if err == nil {
+		t.Error("LoadViewKeys: want an error for the missing file and the missing key")
+	}
+	want := map[string]Key{"ext": {Name: "xfr", Algorithm: "hmac-sha256", Secret: "c2VjcmV0"}}
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("LoadViewKeys (-want +got):\n%s", diff)
+	}
+}
+
+func TestSerialBehind(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		a, b   uint32
+		want   bool
+	}{
+		"Behind":  {reason: "a smaller serial is behind", a: 1, b: 2, want: true},
+		"Equal":   {reason: "equal serials are not behind", a: 5, b: 5},
+		"Ahead":   {reason: "a larger serial is not behind", a: 9, b: 2},
+		"Wrapped": {reason: "RFC 1982: 2^32-1 is behind 1", a: 4294967295, b: 1, want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := serialBehind(tc.a, tc.b); got != tc.want {
+				t.Errorf("%s: serialBehind(%d, %d) = %v, want %v", tc.reason, tc.a, tc.b, got, tc.want)
+			}
+		})
+	}
+}
