@@ -280,6 +280,17 @@ func (a *Agent) prepare(cfg *layout.AgentConfigDoc, start bool) error {
 			}
 		}
 	}
+	for i, d := range cfg.DataDirs {
+		dir := filepath.Join(a.opt.DataDir, filepath.Clean("/"+d))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("dataDirs[%d]: cannot create %s: %w", i, dir, err)
+		}
+		if a.chown != nil {
+			if err := a.chown(dir); err != nil {
+				return err
+			}
+		}
+	}
 	namedKey := filepath.Join(a.opt.RunDir, layout.RNDCKeyFile)
 	if _, err := EnsureRNDCKey(filepath.Join(a.opt.RNDCDir, layout.RNDCKeyFile), namedKey, layout.RNDCKeyName); err != nil {
 		return err

@@ -246,7 +246,7 @@ func readItems(docs [][]byte) ([]*streamItem, error) {
 }
 
 func readItem(doc []byte) (*streamItem, error) {
-	js, err := yaml.YAMLToJSON(doc)
+	js, err := yamlToJSON(doc)
 	if err != nil {
 		return nil, err
 	}

@@ -127,6 +127,11 @@ type AgentConfigDoc struct {
 	// ImportedKeys get an include written from their Secret's `secret` (and
 	// optional `algorithm`) keys.
 	ImportedKeys []ImportedKey `json:"importedKeys,omitempty"`
+	// DataDirs are the directories under DataDir (relative paths) that the
+	// rendered config writes into — transferred secondary zones, catalog
+	// member zones, seeded primaries — created by the agent before named
+	// starts: named does not create them and would not save the zones.
+	DataDirs []string `json:"dataDirs,omitempty"`
 	// SeedZones are copied into DataDir once (dynamic and signed zones).
 	SeedZones []SeedZone `json:"seedZones,omitempty"`
 	// DynamicRecords are the desired RRsets of dynamic zones, converged by

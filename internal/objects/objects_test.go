@@ -178,7 +178,7 @@ func TestPodMounts(t *testing.T) {
 				layout.DataDir: VolumeData, layout.AgentBinDir: VolumeAgentBin,
 				filepath.Dir(layout.ZoneFile(0, "x")): "zones-0", filepath.Dir(layout.ZoneFile(1, "x")): "zones-1",
 				filepath.Dir(layout.ZoneFile(2, "x")): "zones-2", filepath.Dir(layout.ZoneFile(3, "x")): "zones-3",
-				filepath.Dir(layout.GeneratedKeyFile("minimal", "x")): VolumeKeys,
+				filepath.Dir(layout.GeneratedKeyFile(minimalCluster().Name, "x")): VolumeKeys,
 			},
 		},
 		"Full": {

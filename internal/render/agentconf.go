@@ -55,6 +55,12 @@ func agentConfig(c *model.Cluster, seeds []layout.SeedZone, dyn []layout.Dynamic
 			doc.SecondaryZones = append(doc.SecondaryZones, ref)
 		}
 	}
+	doc.DataDirs = []string{primaryDir, secondaryDir}
+	for _, v := range c.Views {
+		if v.Catalog != nil {
+			doc.DataDirs = append(doc.DataDirs, catzSubdir(v))
+		}
+	}
 	for _, k := range c.Keys {
 		if k.Import {
 			doc.ImportedKeys = append(doc.ImportedKeys, layout.ImportedKey{KeyName: k.KeyName, Algorithm: k.Algorithm, Secret: k.SecretName, Include: layout.ImportedKeyInclude(k.SecretName)})

@@ -298,12 +298,22 @@ func (b *confBuilder) viewOptions(v *model.View) []nc.Stmt {
 	return o
 }
 
-func catzDir(v *model.View) string {
+func catzDir(v *model.View) string { return layout.DataDir + "/" + catzSubdir(v) }
+
+// catzSubdir is where, under the data directory, a view's catalog member
+// zones are kept on the secondaries.
+func catzSubdir(v *model.View) string {
 	if v.Name == "" {
-		return layout.DataDir + "/catz"
+		return "catz"
 	}
-	return layout.DataDir + "/catz/" + v.Name
+	return "catz/" + v.Name
 }
+
+// Subdirectories of the data directory the rendered config writes into.
+const (
+	primaryDir   = "primary"
+	secondaryDir = "secondary"
+)
 
 // catalogPrimaries: the cluster's primary, then the catalog's extra primaries.
 // A list reference takes no key in BIND 9.18: the agent writes the key on
@@ -459,7 +469,7 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 			}
 			// The directory the agent seeds the zone into: it exists, on the
 			// data volume. named never creates a missing key-directory.
-			body = append(body, nc.S(nc.Kw("key-directory"), nc.Str(layout.DataDir+"/primary")))
+			body = append(body, nc.S(nc.Kw("key-directory"), nc.Str(layout.DataDir+"/"+primaryDir)))
 		}
 	case v1alpha1.ZoneSecondary, v1alpha1.ZoneStub:
 		typ := "secondary"
@@ -499,7 +509,7 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 
 // secondaryFile is where named keeps a transferred zone.
 func secondaryFile(v *model.View, z *model.Zone) string {
-	return layout.DataDir + "/secondary/" + fileName("db", v.Name, z.Name)
+	return layout.DataDir + "/" + secondaryDir + "/" + fileName("db", v.Name, z.Name)
 }
 
 // fileName maps a view and zone name to a file name that is also a valid

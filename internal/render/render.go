@@ -133,7 +133,7 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 			name := fileName("db", v.Name, z.Name)
 			k := zoneKey{v.Name, z.Name}
 			if z.Writable() {
-				dest := layout.DataDir + "/primary/" + name
+				dest := layout.DataDir + "/" + primaryDir + "/" + name
 				writable[name] = z.Src
 				plan.files[k] = dest
 				addZone(stateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) {

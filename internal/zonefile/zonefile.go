@@ -10,11 +10,13 @@ package zonefile
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"hash"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -236,6 +238,17 @@ type rrset struct {
 type entry struct {
 	rr    dns.RR
 	field string // the value: spec.records[3].values[1]
+	// text is rr printed and rdata its RDATA part (text without the
+	// header); both are filled once, by parseValue or by fill.
+	text, rdata string
+}
+
+// fill prints the entry's RR once, unless parseValue already did.
+func (e *entry) fill() {
+	if e.text == "" {
+		e.text = e.rr.String()
+		e.rdata = strings.TrimPrefix(e.text, e.rr.Header().String())
+	}
 }
 
 func (s *rrset) where() string {
@@ -318,13 +331,14 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 	set := &rrset{src: src, field: field, nameField: field + ".name", owner: owner, typ: t}
 	for i, v := range values {
 		f := fmt.Sprintf("%s.values[%d]", field, i)
-		rr, err := parseValue(owner, rttl, t, tname, v, b.origin)
+		e, err := parseValue(owner, rttl, t, tname, v, b.origin)
 		if err != nil {
 			b.rs.Errorf(src, f, "cannot parse value for type %s: %v", tname, err)
 			ok = false
 			continue
 		}
-		set.entries = append(set.entries, entry{rr: rr, field: f})
+		e.field = f
+		set.entries = append(set.entries, e)
 		if tok := zoneSuffixed(v, b.origin); tok != "" {
 			b.rs.Warnf(src, f, "%q has no trailing dot, so it is relative to the zone and means %s.%s; write %q if you meant the absolute name", tok, tok, b.origin, tok+".")
 		}
@@ -349,8 +363,13 @@ func (b *builder) add(s *rrset) {
 // finish dedups, checks the zone as a whole and sorts it.
 func (b *builder) finish() (*Zone, diag.Results) {
 	byOwner := map[string][]*rrset{}
+	n := 0
 	for _, s := range b.order {
+		for i := range s.entries {
+			s.entries[i].fill()
+		}
 		s.entries = dedup(s.entries)
+		n += len(s.entries)
 		byOwner[s.owner] = append(byOwner[s.owner], s)
 	}
 	for _, s := range b.order {
@@ -359,13 +378,13 @@ func (b *builder) finish() (*Zone, diag.Results) {
 	if b.rs.HasErrors() {
 		return nil, b.rs
 	}
-	var rrs []dns.RR
+	es := make([]*entry, 0, n)
 	for _, s := range b.order {
-		for _, e := range s.entries {
-			rrs = append(rrs, e.rr)
+		for i := range s.entries {
+			es = append(es, &s.entries[i])
 		}
 	}
-	lines := sortCanonical(rrs)
+	rrs, lines := sortCanonical(es)
 	return &Zone{Origin: b.origin, TTL: b.ttl, SOA: b.soa, RRs: rrs, Hash: contentHash(b.origin, b.ttl, b.soa, lines), lines: lines}, b.rs
 }
 
@@ -414,11 +433,14 @@ func (b *builder) checkSet(s *rrset, atOwner []*rrset) {
 // input order. Only RRs whose RDATA texts match case-insensitively can be
 // duplicates, so dns.IsDuplicate runs within those buckets only.
 func dedup(es []entry) []entry {
-	sort.SliceStable(es, func(i, j int) bool { return rdataText(es[i].rr) < rdataText(es[j].rr) })
+	if len(es) == 1 {
+		return es
+	}
+	sort.SliceStable(es, func(i, j int) bool { return es[i].rdata < es[j].rdata })
 	out := es[:0:0]
 	kept := map[string][]dns.RR{}
 	for _, e := range es {
-		k := strings.ToLower(rdataText(e.rr))
+		k := strings.ToLower(e.rdata)
 		dup := false
 		for _, o := range kept[k] {
 			if dns.IsDuplicate(o, e.rr) {
@@ -435,38 +457,42 @@ func dedup(es []entry) []entry {
 }
 
 // sortCanonical sorts RRs by owner in RFC 4034 §6.1 canonical order, then
-// type number, then RDATA text, and returns them printed, one per RR. Each
-// RR is printed once, here.
-func sortCanonical(rrs []dns.RR) []string {
+// type number, then RDATA text, and returns them with their printed lines,
+// one per RR. Every entry must be filled (entry.fill): each RR is printed
+// once.
+func sortCanonical(es []*entry) ([]dns.RR, []string) {
 	type key struct {
-		rr    dns.RR
-		name  nameKey
-		typ   uint16
-		text  string
-		rdata string
+		e    *entry
+		name nameKey
+		typ  uint16
 	}
-	keys := make([]key, len(rrs))
-	for i, rr := range rrs {
-		h := rr.Header()
-		text := rr.String()
-		keys[i] = key{rr: rr, name: newNameKey(h.Name), typ: h.Rrtype, text: text, rdata: strings.TrimPrefix(text, h.String())}
+	keys := make([]key, len(es))
+	names := map[string]nameKey{} // RRs share owners: one key per owner
+	for i, e := range es {
+		h := e.rr.Header()
+		nk, ok := names[h.Name]
+		if !ok {
+			nk = newNameKey(h.Name)
+			names[h.Name] = nk
+		}
+		keys[i] = key{e: e, name: nk, typ: h.Rrtype}
 	}
-	sort.SliceStable(keys, func(i, j int) bool {
-		a, b := &keys[i], &keys[j]
+	slices.SortStableFunc(keys, func(a, b key) int {
 		if c := compareNameKeys(a.name, b.name); c != 0 {
-			return c < 0
+			return c
 		}
 		if a.typ != b.typ {
-			return a.typ < b.typ
+			return cmp.Compare(a.typ, b.typ)
 		}
-		return a.rdata < b.rdata
+		return strings.Compare(a.e.rdata, b.e.rdata)
 	})
+	rrs := make([]dns.RR, len(keys))
 	lines := make([]string, len(keys))
 	for i := range keys {
-		rrs[i] = keys[i].rr
-		lines[i] = keys[i].text
+		rrs[i] = keys[i].e.rr
+		lines[i] = keys[i].e.text
 	}
-	return lines
+	return rrs, lines
 }
 
 // zoneSuffixed finds the classic zone-file slip: a name in a value written
