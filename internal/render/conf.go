@@ -349,11 +349,16 @@ func (b *confBuilder) viewBody(v *model.View) []nc.Stmt {
 		body = append(body, nc.S(nc.Kw("match-destinations"), nc.L(b.aml(v.Src, "spec.matchDestinations", v.MatchDestinations)...)))
 	}
 	if v.Recursion != nil {
-		rec := *v.Recursion && b.c.Spec.Mode == v1alpha1.ModeResolver
-		if *v.Recursion && !rec {
-			b.rs.Errorf(v.Src, "spec.recursion", "recursion in a view needs BindCluster %q in resolver mode (it is %s)", b.c.Name, b.c.Spec.Mode)
+		body = append(body, nc.S(nc.Kw("recursion"), yesNo(*v.Recursion)))
+		if *v.Recursion && b.c.Spec.Mode == v1alpha1.ModeAuthoritative {
+			// Split horizon on an authoritative cluster: the clients this
+			// view matches (the office, say) may recurse, with validation;
+			// every other view stays authoritative-only.
+			body = append(body,
+				nc.S(nc.Kw("allow-recursion"), nc.L(nc.S(nc.Kw("any")))),
+				nc.S(nc.Kw("dnssec-validation"), nc.Kw("auto")),
+			)
 		}
-		body = append(body, nc.S(nc.Kw("recursion"), yesNo(rec)))
 	}
 	body = append(body, b.viewOptions(v)...)
 	return append(body, b.zones(v)...)

@@ -51,8 +51,9 @@ func checkZoneTypes(c *model.Cluster) diag.Results {
 		if t == v1alpha1.ZoneForward && len(sp.Forwarders) == 0 {
 			rs.Errorf(z.Src, "spec.forwarders", "cannot forward zone %q without forwarders: list them in spec.forwarders", sp.ZoneName)
 		}
-		if t == v1alpha1.ZoneForward && c.Spec.Mode != v1alpha1.ModeResolver {
-			rs.Warnf(z.Src, "spec.type", "forward zone %q does nothing on an authoritative cluster (recursion is off): set BindCluster %q spec.mode: resolver, or remove the zone", sp.ZoneName, c.Name)
+		recursive := c.Spec.Mode == v1alpha1.ModeResolver || (z.View != nil && z.View.Recursion != nil && *z.View.Recursion)
+		if t == v1alpha1.ZoneForward && !recursive {
+			rs.Warnf(z.Src, "spec.type", "forward zone %q does nothing on an authoritative cluster (recursion is off): set BindCluster %q spec.mode: resolver, give its view recursion: true, or remove the zone", sp.ZoneName, c.Name)
 		}
 		ignored := func(field, what string) {
 			rs.Warnf(z.Src, field, "%s is ignored on a %s zone: remove it", what, t)
