@@ -1,0 +1,156 @@
+package render
+
+import (
+	"sort"
+
+	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
+)
+
+type zoneFile struct {
+	name string // ConfigMap key / file name
+	text []byte
+}
+
+// fileRef sets where a file's path is needed once its shard is known.
+type fileRef struct {
+	set  func(path string)
+	name string
+}
+
+// zoneSet is every zone file of a cluster — primary zones, catalogs, policy
+// zones — with their serial state, and what refers to each file: the
+// named.conf plan, the agent's seed list.
+type zoneSet struct {
+	prev      *Previous
+	prevState map[string]zonefile.State
+	plan      *confPlan
+	state     map[string]zonefile.State
+	files     []zoneFile
+	refs      []fileRef
+	seeds     []layout.SeedZone
+	dyn       []layout.DynamicZone
+	writable  map[string]diag.Source // zone files seeded from one file: never split
+	rs        diag.Results
+}
+
+// buildZones builds every zone file of c, serials carried from prev.
+func buildZones(c *model.Cluster, prev *Previous) *zoneSet {
+	zs := &zoneSet{
+		prev:      prev,
+		prevState: prev.zoneState(c),
+		plan:      &confPlan{files: map[zoneKey]string{}, catalogs: map[string]string{}, policies: map[zoneKey]string{}},
+		state:     map[string]zonefile.State{},
+		writable:  map[string]diag.Source{},
+	}
+	for _, v := range c.Views {
+		zs.catalog(v)
+		for _, z := range v.Zones {
+			if z.Spec.Type == v1alpha1.ZonePrimary {
+				zs.primary(c, v, z)
+			}
+		}
+		for _, p := range v.Policies {
+			zs.policy(v, p)
+		}
+	}
+	return zs
+}
+
+// add records a built zone's file: its serial (the previous one, or one more
+// when the content changed), its text, and who needs its path.
+func (zs *zoneSet) add(key string, src diag.Source, z *zonefile.Zone, explicit *uint32, name string, set func(string)) {
+	var p *zonefile.State
+	if s, ok := zs.prevState[key]; ok {
+		p = &s
+	}
+	serial := zonefile.NextSerial(p, z.Hash, explicit)
+	if p != nil && explicit == nil && serial < p.Serial && p.Serial-serial < 1<<31 {
+		zs.rs.Errorf(src, "spec.soa.serial", "serial would go backwards from %d", p.Serial)
+	}
+	zs.state[key] = zonefile.State{Serial: serial, Hash: z.Hash}
+	zs.files = append(zs.files, zoneFile{name: name, text: z.Text(serial)})
+	zs.refs = append(zs.refs, fileRef{set: set, name: name})
+}
+
+func (zs *zoneSet) catalog(v *model.View) {
+	if v.Catalog == nil {
+		return
+	}
+	cz, rs := zonefile.ViewCatalog(v)
+	zs.rs = append(zs.rs, rs...)
+	if cz != nil {
+		zs.add(stateKey(v.Name, v.Catalog.ZoneName), v.Catalog.Src, cz, nil, fileName("catalog", v.Name, v.Catalog.ZoneName),
+			func(p string) { zs.plan.catalogs[v.Name] = p })
+	}
+}
+
+func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone) {
+	built, rs := zs.prev.BuildZone(z)
+	zs.rs = append(zs.rs, rs...)
+	if built == nil {
+		return
+	}
+	var explicit *uint32
+	if z.Spec.SOA != nil {
+		explicit = z.Spec.SOA.Serial
+	}
+	name := fileName("db", v.Name, z.Name)
+	k := zoneKey{v.Name, z.Name}
+	if z.Writable() {
+		// Dynamic and signed zones live on the data volume, seeded once.
+		dest := layout.DataDir + "/" + primaryDir + "/" + name
+		zs.writable[name] = z.Src
+		zs.plan.files[k] = dest
+		zs.add(stateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) {
+			zs.seeds = append(zs.seeds, layout.SeedZone{Zone: bare(z.Name), View: v.Name, Source: p, Dest: dest})
+		})
+	} else {
+		zs.add(stateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) { zs.plan.files[k] = p })
+	}
+	if z.Spec.DynamicUpdate && z.UpdateKey != nil {
+		var recs []string
+		for _, rr := range built.RRs {
+			// The apex NS belongs to BindZone.spec.nameservers and is in
+			// the seed; the agent refuses to converge it.
+			if h := rr.Header(); h.Rrtype == dns.TypeNS && dns.CanonicalName(h.Name) == dns.CanonicalName(z.Name) {
+				continue
+			}
+			recs = append(recs, rr.String())
+		}
+		sort.Strings(recs)
+		zs.dyn = append(zs.dyn, layout.DynamicZone{Zone: bare(z.Name), View: v.Name, KeyName: z.UpdateKey.KeyName, KeyFile: keyInclude(c, z.UpdateKey), Records: recs})
+	}
+	zs.prev.forgetZone(z) // its text is made: let the RRs go
+}
+
+func (zs *zoneSet) policy(v *model.View, p *model.Policy) {
+	pz, rs := zonefile.Policy(p)
+	zs.rs = append(zs.rs, rs...)
+	if pz == nil {
+		return
+	}
+	k := zoneKey{v.Name, p.ZoneName}
+	zs.add(stateKey(v.Name, p.ZoneName), p.Src, pz, nil, fileName("rpz", v.Name, p.ZoneName), func(path string) { zs.plan.policies[k] = path })
+}
+
+// shard packs the zone files, in name order, into ConfigMaps under the
+// budget, and tells every reference where its file landed.
+func (zs *zoneSet) shard() []map[string]string {
+	sort.Slice(zs.files, func(i, j int) bool { return zs.files[i].name < zs.files[j].name })
+	sort.SliceStable(zs.refs, func(i, j int) bool { return zs.refs[i].name < zs.refs[j].name })
+	shards, where, oversized := shardFiles(zs.files, ShardBudget, func(name string) bool { _, ok := zs.writable[name]; return ok })
+	for _, name := range oversized {
+		zs.rs.Errorf(zs.writable[name], "spec.records", "zone file %q is larger than one ConfigMap can carry (%d bytes), and a dynamic or signed zone is seeded into the data volume from a single file, so it cannot be split: move static records to a separate zone, or add them by dynamic update instead of spec.records/DNSRecords", name, ShardBudget)
+	}
+	for _, r := range zs.refs {
+		r.set(layout.ZoneFile(where[r.name], r.name))
+	}
+	sort.Slice(zs.seeds, func(i, j int) bool { return zs.seeds[i].Dest < zs.seeds[j].Dest })
+	return shards
+}
