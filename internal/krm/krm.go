@@ -112,20 +112,13 @@ func split(rl *fn.ResourceList) (pipeline.Input, map[int]bool, map[int]bool, dia
 			po := render.PrevObject{Src: src, Kind: o.GetKind(), Annotations: o.GetAnnotations()}
 			switch o.GetKind() {
 			case "Secret":
-				var s struct {
-					Data       map[string][]byte `json:"data"`
-					StringData map[string]string `json:"stringData"`
+				js, err := yaml.YAMLToJSON([]byte(o.String()))
+				if err == nil {
+					po.Data, err = render.SecretData(js)
 				}
-				if err := o.As(&s); err != nil {
+				if err != nil {
 					rs.Warnf(src, "data", "cannot read previous Secret (%v): its key material will be regenerated", err)
 					continue
-				}
-				po.Data = s.Data
-				for k, v := range s.StringData {
-					if po.Data == nil {
-						po.Data = map[string][]byte{}
-					}
-					po.Data[k] = []byte(v)
 				}
 			}
 			in.Previous = append(in.Previous, po)

@@ -83,21 +83,12 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 			it.prev = true
 			po := render.PrevObject{Src: src, Kind: it.hdr.Kind, Annotations: it.hdr.Metadata.Annotations}
 			if it.hdr.Kind == "Secret" {
-				var s struct {
-					Data       map[string][]byte `json:"data"`
-					StringData map[string]string `json:"stringData"`
-				}
-				if err := json.Unmarshal(it.json, &s); err != nil {
+				data, err := render.SecretData(it.json)
+				if err != nil {
 					rs.Warnf(src, "data", "cannot read previous Secret (%v): its key material will be regenerated", err)
 					continue
 				}
-				po.Data = s.Data
-				for k, v := range s.StringData {
-					if po.Data == nil {
-						po.Data = map[string][]byte{}
-					}
-					po.Data[k] = []byte(v)
-				}
+				po.Data = data
 			}
 			pin.Previous = append(pin.Previous, po)
 		}

@@ -84,3 +84,22 @@ func (p *Previous) secretMaterial(ns, name string) []byte {
 	}
 	return raw
 }
+
+// SecretData reads a previously rendered Secret's content from its JSON:
+// `data` (base64) with `stringData` merged over it, as the API server would.
+func SecretData(js []byte) (map[string][]byte, error) {
+	var s struct {
+		Data       map[string][]byte `json:"data"`
+		StringData map[string]string `json:"stringData"`
+	}
+	if err := json.Unmarshal(js, &s); err != nil {
+		return nil, err
+	}
+	for k, v := range s.StringData {
+		if s.Data == nil {
+			s.Data = map[string][]byte{}
+		}
+		s.Data[k] = []byte(v)
+	}
+	return s.Data, nil
+}

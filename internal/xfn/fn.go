@@ -282,24 +282,13 @@ func Previous(observed map[resource.Name]resource.ObservedComposed) ([]render.Pr
 		src := diag.Source{Ref: diag.ObjectRef{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}, File: "observed " + n}
 		po := render.PrevObject{Src: src, Kind: o.GetKind(), Annotations: o.GetAnnotations()}
 		if o.GetKind() == "Secret" {
-			var s struct {
-				Data       map[string][]byte `json:"data"`
-				StringData map[string]string `json:"stringData"`
-			}
 			js, err := json.Marshal(o.Object)
 			if err == nil {
-				err = json.Unmarshal(js, &s)
+				po.Data, err = render.SecretData(js)
 			}
 			if err != nil {
 				rs.Warnf(src, "data", "cannot read the observed Secret (%v): its key material will be regenerated", err)
 				continue
-			}
-			po.Data = s.Data
-			for k, v := range s.StringData {
-				if po.Data == nil {
-					po.Data = map[string][]byte{}
-				}
-				po.Data[k] = []byte(v)
 			}
 		}
 		out = append(out, po)
