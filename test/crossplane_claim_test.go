@@ -208,29 +208,12 @@ func TestCrossplaneClaimValidate(t *testing.T) {
 	xp := testutil.Bin(t, "crossplane")
 	port := startFunction(t, testutil.Bin(t, "function-bind"))
 
-	dir := t.TempDir()
-	ext := filepath.Join(dir, "extensions")
-	cache := filepath.Join(dir, "cache")
-	seed := filepath.Join(cache, "xpkg.crossplane.io", "crossplane", "crossplane@"+crossplaneVersion)
-	for _, d := range []string{ext, seed} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	copyFiles(t, ext, filepath.Join(root, "package", "configuration", "xrd.yaml"))
+	dir, ext, cache := validateDirs(t, root)
 	if err := os.WriteFile(filepath.Join(ext, "legacy-xrd.yaml"), mustRead(t, filepath.Join(root, "package", "configuration-claim", "xrd.yaml")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	crds, _ := filepath.Glob(filepath.Join(root, "config", "crd", "*.yaml"))
-	copyFiles(t, ext, crds...)
 	copyFiles(t, ext, filepath.Join(root, "package", "function", "input", "fn.bind.unkin.net_inputs.yaml"),
 		filepath.Join("testdata", "crossplane", "claim", "crds", "kubernetes.crossplane.io_objects.yaml"))
-	modDir := goModDir(t, filepath.Join(root, "tools", "crossplane"), "github.com/crossplane/crossplane/v2")
-	core, _ := filepath.Glob(filepath.Join(modDir, "cluster", "crds", "*.yaml"))
-	if len(core) == 0 {
-		t.Fatalf("no Crossplane CRDs under %s/cluster/crds", modDir)
-	}
-	copyFiles(t, seed, core...)
 
 	var all bytes.Buffer
 	add := func(b []byte) {

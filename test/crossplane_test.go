@@ -231,24 +231,7 @@ func TestCrossplaneValidate(t *testing.T) {
 	port := startFunction(t, testutil.Bin(t, "function-bind"))
 	rendered := crossplaneRender(t, port, "--include-full-xr")
 
-	dir := t.TempDir()
-	ext := filepath.Join(dir, "extensions")
-	cache := filepath.Join(dir, "cache")
-	seed := filepath.Join(cache, "xpkg.crossplane.io", "crossplane", "crossplane@"+crossplaneVersion)
-	for _, d := range []string{ext, seed} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	copyFiles(t, ext, filepath.Join(root, "package", "configuration", "xrd.yaml"))
-	crds, _ := filepath.Glob(filepath.Join(root, "config", "crd", "*.yaml"))
-	copyFiles(t, ext, crds...)
-	modDir := goModDir(t, filepath.Join(root, "tools", "crossplane"), "github.com/crossplane/crossplane/v2")
-	core, _ := filepath.Glob(filepath.Join(modDir, "cluster", "crds", "*.yaml"))
-	if len(core) == 0 {
-		t.Fatalf("no Crossplane CRDs under %s/cluster/crds", modDir)
-	}
-	copyFiles(t, seed, core...)
+	dir, ext, cache := validateDirs(t, root)
 
 	resources := filepath.Join(dir, "resources.yaml")
 	var all bytes.Buffer
@@ -269,6 +252,32 @@ func TestCrossplaneValidate(t *testing.T) {
 		"[✓] bind.unkin.net/v1alpha1, Kind=DNSRecord, shop validated successfully",
 		"[✓] apiextensions.crossplane.io/v1, Kind=Composition, xbindclusters.xbind.unkin.net validated successfully",
 	})
+}
+
+// validateDirs prepares an offline `crossplane beta validate`: a temp dir,
+// its extensions dir holding the v2 XRD and the CRDs, and a cache dir seeded
+// with Crossplane's own CRDs from the crossplane module the CLI is built from.
+func validateDirs(t *testing.T, root string) (dir, ext, cache string) {
+	t.Helper()
+	dir = t.TempDir()
+	ext = filepath.Join(dir, "extensions")
+	cache = filepath.Join(dir, "cache")
+	seed := filepath.Join(cache, "xpkg.crossplane.io", "crossplane", "crossplane@"+crossplaneVersion)
+	for _, d := range []string{ext, seed} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFiles(t, ext, filepath.Join(root, "package", "configuration", "xrd.yaml"))
+	crds, _ := filepath.Glob(filepath.Join(root, "config", "crd", "*.yaml"))
+	copyFiles(t, ext, crds...)
+	modDir := goModDir(t, filepath.Join(root, "tools", "crossplane"), "github.com/crossplane/crossplane/v2")
+	core, _ := filepath.Glob(filepath.Join(modDir, "cluster", "crds", "*.yaml"))
+	if len(core) == 0 {
+		t.Fatalf("no Crossplane CRDs under %s/cluster/crds", modDir)
+	}
+	copyFiles(t, seed, core...)
+	return dir, ext, cache
 }
 
 // betaValidate runs `crossplane beta validate` offline (the seeded cache
