@@ -145,3 +145,24 @@ func lastSegment(p string) string {
 func (s *Set) String() string {
 	return fmt.Sprintf("%d clusters, %d zones, %d records", len(s.Clusters), len(s.Zones), len(s.Records))
 }
+
+// Sources lists where every decoded object came from, kind by kind.
+func (s *Set) Sources() []diag.Source {
+	var out []diag.Source
+	out = appendSources(out, s.Clusters)
+	out = appendSources(out, s.Zones)
+	out = appendSources(out, s.Records)
+	out = appendSources(out, s.Views)
+	out = appendSources(out, s.Keys)
+	out = appendSources(out, s.ACLs)
+	out = appendSources(out, s.Catalogs)
+	out = appendSources(out, s.Policies)
+	return appendSources(out, s.DNSSECPolicies)
+}
+
+func appendSources[T any](out []diag.Source, objs []Obj[T]) []diag.Source {
+	for _, o := range objs {
+		out = append(out, o.Src)
+	}
+	return out
+}

@@ -64,39 +64,6 @@ func refs(s *model.Set) []ref {
 	return out
 }
 
-// sources lists the source of every decoded object.
-func sources(s *model.Set) []diag.Source {
-	var out []diag.Source
-	for _, o := range s.Clusters {
-		out = append(out, o.Src)
-	}
-	for _, o := range s.Zones {
-		out = append(out, o.Src)
-	}
-	for _, o := range s.Records {
-		out = append(out, o.Src)
-	}
-	for _, o := range s.Views {
-		out = append(out, o.Src)
-	}
-	for _, o := range s.Keys {
-		out = append(out, o.Src)
-	}
-	for _, o := range s.ACLs {
-		out = append(out, o.Src)
-	}
-	for _, o := range s.Catalogs {
-		out = append(out, o.Src)
-	}
-	for _, o := range s.Policies {
-		out = append(out, o.Src)
-	}
-	for _, o := range s.DNSSECPolicies {
-		out = append(out, o.Src)
-	}
-	return out
-}
-
 // checkRefKinds explains a reference the model could not resolve when an
 // object of another kind, or of the right kind in another namespace, has the
 // name: the model's error says what is missing, this says what was meant.
@@ -105,7 +72,7 @@ func checkRefKinds(s *model.Set) diag.Results {
 	type key struct{ kind, ns, name string }
 	have := map[key]bool{}
 	byName := map[string][]diag.ObjectRef{}
-	for _, src := range sources(s) {
+	for _, src := range s.Sources() {
 		r := src.Ref
 		have[key{r.Kind, r.Namespace, r.Name}] = true
 		byName[r.Name] = append(byName[r.Name], r)
@@ -143,7 +110,7 @@ func checkRefKinds(s *model.Set) diag.Results {
 func checkDuplicateObjects(s *model.Set) diag.Results {
 	var rs diag.Results
 	seen := map[diag.ObjectRef]diag.Source{}
-	for _, src := range sources(s) {
+	for _, src := range s.Sources() {
 		r := src.Ref
 		if r.Kind == v1alpha1.KindBindCluster {
 			continue
