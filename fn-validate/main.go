@@ -5,13 +5,22 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 
 	"git.unkin.net/unkin/bind-fn/internal/krm"
 )
 
+// gcPercent is the GC target unless GOGC is set: a short-lived process
+// that allocates much garbage, so fewer collections (measured at 100k
+// records: about 10 % less CPU for about 30 % more peak RSS; BENCHMARKS.md).
+const gcPercent = 200
+
 // krm.Main is fn.AsMain with a streaming ResourceList codec (see
 // internal/krm/stream.go): the same protocol, a fraction of the memory.
 func main() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
 	if err := krm.Main(&krm.Processor{Mode: krm.ValidateMode}); err != nil {
 		os.Exit(1)
 	}

@@ -52,6 +52,10 @@ func absolute(name string) (string, error) {
 // canonical validates an absolute name and returns its canonical
 // presentation form (through wire format, then ASCII lower case).
 func canonical(abs string) (string, error) {
+	if plainName(abs) {
+		// Wire form and back changes nothing in a plain name.
+		return asciiLower(abs), nil
+	}
 	if _, ok := dns.IsDomainName(abs); !ok {
 		return "", fmt.Errorf("%q is not a valid domain name: every label needs 1 to 63 octets and the whole name at most 255", abs)
 	}
@@ -142,6 +146,23 @@ func toASCII(name string) (string, error) {
 	return strings.Join(labels, "."), nil
 }
 
+// asciiLower is strings.ToLower for ASCII text, without a copy when
+// nothing changes.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
 // splitLabels splits on unescaped dots, keeping escapes as written. A
 // trailing dot gives a final empty label, so Join restores it.
 func splitLabels(name string) []string {
@@ -161,6 +182,10 @@ func splitLabels(name string) []string {
 
 // inZone reports whether name is origin or below it.
 func inZone(name, origin string) bool {
+	if plainName(name) && plainName(origin) && name == asciiLower(name) && origin == asciiLower(origin) {
+		// Lower-case plain names: a label-wise suffix is a text suffix.
+		return name == origin || strings.HasSuffix(name, "."+origin)
+	}
 	return dns.IsSubDomain(origin, name)
 }
 
@@ -169,16 +194,44 @@ func inZone(name, origin string) bool {
 type nameKey [][]byte
 
 func newNameKey(name string) nameKey {
-	buf := make([]byte, 256)
+	// The wire form is at most one byte longer than the absolute text.
+	buf := make([]byte, min(len(name)+2, 256))
 	off, err := dns.PackDomainName(dns.Fqdn(name), buf, 0, nil, false)
+	if err != nil && len(buf) < 256 {
+		buf = make([]byte, 256)
+		off, err = dns.PackDomainName(dns.Fqdn(name), buf, 0, nil, false)
+	}
 	if err != nil {
 		// Unreachable for validated names; order such names by their text.
 		return nameKey{bytes.ToLower([]byte(name))}
 	}
-	var labels [][]byte
+	ascii := true
+	count := 0
 	for i := 0; i < off && buf[i] != 0; {
 		n := int(buf[i])
-		labels = append(labels, bytes.ToLower(buf[i+1:i+1+n]))
+		count++
+		for _, c := range buf[i+1 : i+1+n] {
+			if c >= 0x80 {
+				ascii = false
+			}
+		}
+		i += 1 + n
+	}
+	labels := make([][]byte, 0, count)
+	for i := 0; i < off && buf[i] != 0; {
+		n := int(buf[i])
+		l := buf[i+1 : i+1+n : i+1+n]
+		if ascii {
+			// bytes.ToLower of ASCII, in place: the labels share buf.
+			for j, c := range l {
+				if 'A' <= c && c <= 'Z' {
+					l[j] = c + 'a' - 'A'
+				}
+			}
+		} else {
+			l = bytes.ToLower(l)
+		}
+		labels = append(labels, l)
 		i += 1 + n
 	}
 	for i, j := 0, len(labels)-1; i < j; i, j = i+1, j-1 {

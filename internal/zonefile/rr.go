@@ -2,6 +2,7 @@ package zonefile
 
 import (
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 
@@ -82,6 +83,15 @@ func parseValue(owner string, ttl uint32, typ uint16, typName, value, origin str
 	if err := checkValue(value); err != nil {
 		return entry{}, err
 	}
+	if e, ok := fastValue(owner, ttl, typ, typName, value, origin); ok {
+		return e, nil
+	}
+	return parseLine(owner, ttl, typ, typName, value, origin)
+}
+
+// parseLine is parseValue's general path: the value is read by the
+// miekg/dns zone parser as part of a whole line, and proven by a round trip.
+func parseLine(owner string, ttl uint32, typ uint16, typName, value, origin string) (entry, error) {
 	line := fmt.Sprintf("%s %d IN %s %s\n", owner, ttl, typName, value)
 	rrs, err := parseAll(line, origin)
 	if err != nil {
@@ -106,6 +116,182 @@ func parseValue(owner string, ttl uint32, typ uint16, typName, value, origin str
 		}
 	}
 	return entry{rr: rr, text: text, rdata: strings.TrimPrefix(text, h.String())}, nil
+}
+
+// fastValue is parseLine's result, without the zone parser, for the values
+// where that result is known in advance: an A or AAAA address in the form
+// the printer writes it; a CNAME, NS or PTR target, MX preference and
+// exchange, SRV priority, weight, port and target, of plain numbers and a
+// plain name (letters, digits, '-' and '_' labels; relative ones with the
+// origin appended, as the parser does); a TXT of plain quoted strings; all
+// at a plain owner. Anything else (escapes,
+// '@', '*', spaces, other address forms, long names) reports false and goes
+// through parseLine. The RR is built with the parser's own conversions
+// (net.ParseIP, the name as written), and its text is what the printer
+// writes for it: TestFastValueMatches and FuzzFastValue hold fastValue to
+// parseLine's RR, text and RDATA.
+func fastValue(owner string, ttl uint32, typ uint16, typName, value, origin string) (entry, bool) {
+	if !plainName(owner) {
+		return entry{}, false
+	}
+	hdr := dns.RR_Header{Name: owner, Rrtype: typ, Class: dns.ClassINET, Ttl: ttl}
+	var rr dns.RR
+	rdata := value
+	switch typ {
+	case dns.TypeA, dns.TypeAAAA:
+		colon := strings.IndexByte(value, ':') >= 0
+		if colon != (typ == dns.TypeAAAA) {
+			return entry{}, false
+		}
+		ip := net.ParseIP(value)
+		// A v4-mapped AAAA prints with a "::ffff:" prefix: not fast.
+		if ip == nil || (colon && ip.To4() != nil) || ip.String() != value {
+			return entry{}, false
+		}
+		if colon {
+			rr = &dns.AAAA{Hdr: hdr, AAAA: ip}
+		} else {
+			rr = &dns.A{Hdr: hdr, A: ip}
+		}
+	case dns.TypeCNAME, dns.TypeNS, dns.TypePTR:
+		name, ok := plainTarget(value, origin)
+		if !ok {
+			return entry{}, false
+		}
+		rdata = name
+		switch typ {
+		case dns.TypeCNAME:
+			rr = &dns.CNAME{Hdr: hdr, Target: name}
+		case dns.TypeNS:
+			rr = &dns.NS{Hdr: hdr, Ns: name}
+		default:
+			rr = &dns.PTR{Hdr: hdr, Ptr: name}
+		}
+	case dns.TypeMX:
+		var n [1]uint16
+		rest, ok := plainNumbers(value, n[:])
+		name, ok2 := plainTarget(rest, origin)
+		if !ok || !ok2 {
+			return entry{}, false
+		}
+		rdata = value[:len(value)-len(rest)] + name
+		rr = &dns.MX{Hdr: hdr, Preference: n[0], Mx: name}
+	case dns.TypeSRV:
+		var n [3]uint16
+		rest, ok := plainNumbers(value, n[:])
+		name, ok2 := plainTarget(rest, origin)
+		if !ok || !ok2 {
+			return entry{}, false
+		}
+		rdata = value[:len(value)-len(rest)] + name
+		rr = &dns.SRV{Hdr: hdr, Priority: n[0], Weight: n[1], Port: n[2], Target: name}
+	case dns.TypeTXT:
+		txt, ok := plainTXT(value)
+		if !ok {
+			return entry{}, false
+		}
+		rr = &dns.TXT{Hdr: hdr, Txt: txt}
+	default:
+		return entry{}, false
+	}
+	text := owner + "\t" + strconv.FormatUint(uint64(ttl), 10) + "\tIN\t" + typName + "\t" + rdata
+	return entry{rr: rr, text: text, rdata: rdata}, true
+}
+
+// plainTarget is a domain name in a value, made absolute as the parser
+// does ("@" aside, which is not plain), if the result is a plainName.
+func plainTarget(value, origin string) (string, bool) {
+	name := value
+	if !strings.HasSuffix(value, ".") {
+		if origin == "." {
+			name = value + "."
+		} else {
+			name = value + "." + origin
+		}
+	}
+	return name, plainName(name)
+}
+
+// plainNumbers reads len(n) decimal 16-bit numbers, each written as the
+// printer writes it (no sign, no leading zero) and followed by one space,
+// and returns the rest of value.
+func plainNumbers(value string, n []uint16) (string, bool) {
+	for i := range n {
+		sp := strings.IndexByte(value, ' ')
+		if sp < 1 || sp > 5 || (value[0] == '0' && sp > 1) {
+			return "", false
+		}
+		v := 0
+		for _, c := range []byte(value[:sp]) {
+			if c < '0' || c > '9' {
+				return "", false
+			}
+			v = v*10 + int(c-'0')
+		}
+		if v > 65535 {
+			return "", false
+		}
+		n[i] = uint16(v)
+		value = value[sp+1:]
+	}
+	return value, true
+}
+
+// plainTXT reads a TXT value of one or more quoted strings separated by one
+// space, each of 1 to 255 printable ASCII bytes other than '"' and '\':
+// what the printer writes back unchanged.
+func plainTXT(value string) ([]string, bool) {
+	var out []string
+	for {
+		if len(value) < 3 || value[0] != '"' {
+			return nil, false
+		}
+		end := 1
+		for end < len(value) && value[end] != '"' {
+			if c := value[end]; c < ' ' || c > '~' || c == '\\' {
+				return nil, false
+			}
+			end++
+		}
+		if end == len(value) || end == 1 || end > 256 {
+			return nil, false
+		}
+		out = append(out, value[1:end])
+		value = value[end+1:]
+		if value == "" {
+			return out, true
+		}
+		if value[0] != ' ' {
+			return nil, false
+		}
+		value = value[1:]
+	}
+}
+
+// plainName reports whether name is an absolute domain name that the
+// parser reads and the printer writes exactly as it is: labels of 1 to 63
+// letters, digits, '-' and '_', each followed by a dot, 250 bytes at most
+// (well under the 255 of the wire form). The root alone is not plain.
+func plainName(name string) bool {
+	if len(name) < 2 || len(name) > 250 || name[len(name)-1] != '.' {
+		return false
+	}
+	label := 0
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '.':
+			if label == 0 || label > 63 {
+				return false
+			}
+			label = 0
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
+			label++
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // originFree reports whether a value of type typ that the printer gives

@@ -1,11 +1,12 @@
 // Package zonefile builds BIND zone files from the resolved model: ordinary
 // zones (Build), RFC 9432 catalog zones (Catalog) and response policy zones
 // (Policy). Every record is a miekg/dns RR before it is text; user values go
-// through the real parser one at a time and must come out as exactly one RR
-// of the declared type. Output is sorted in RFC 4034 canonical order, so the
-// same input in any order gives the same bytes, and it carries a content
-// hash that ignores the SOA serial, from which NextSerial decides whether the
-// serial must move.
+// through the real parser one at a time (plain forms of the common types
+// through fastValue, held equal to it by tests) and must come out as
+// exactly one RR of the declared type. Output is sorted in RFC 4034
+// canonical order, so the same input in any order gives the same bytes, and
+// it carries a content hash that ignores the SOA serial, from which
+// NextSerial decides whether the serial must move.
 package zonefile
 
 import (
@@ -15,9 +16,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
-	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
@@ -115,10 +116,18 @@ func writeHash(h hash.Hash, origin string, ttl uint32, soa *dns.SOA, lines []str
 	fmt.Fprintf(h, "$ORIGIN %s\n$TTL %d\n", origin, ttl)
 	// The SOA without its serial.
 	fmt.Fprintf(h, "%s%s %s %d %d %d %d\n", soa.Hdr.String(), soa.Ns, soa.Mbox, soa.Refresh, soa.Retry, soa.Expire, soa.Minttl)
+	// The lines in chunks: hashing them one Write at a time costs a copy
+	// of each line to a byte slice.
+	buf := make([]byte, 0, 4<<10)
 	for _, l := range lines {
-		_, _ = io.WriteString(h, l)
-		_, _ = h.Write([]byte{'\n'})
+		if len(buf)+len(l)+1 > cap(buf) {
+			_, _ = h.Write(buf)
+			buf = buf[:0]
+		}
+		buf = append(buf, l...)
+		buf = append(buf, '\n')
 	}
+	_, _ = h.Write(buf)
 }
 
 // Build builds a primary zone from spec.soa, spec.nameservers, spec.records
@@ -137,6 +146,8 @@ func Build(z *model.Zone) (*Zone, diag.Results) {
 	if b.origin == "" {
 		return nil, b.rs
 	}
+	b.sets = make(map[setKey]*rrset, len(z.RRsets)+1)
+	b.order = make([]*rrset, 0, len(z.RRsets)+1)
 
 	// Apex NS from spec.nameservers.
 	var ns []entry
@@ -229,7 +240,7 @@ type setKey struct {
 type rrset struct {
 	src       diag.Source
 	field     string // the whole definition: spec.records[3], spec, spec.rules[2]
-	nameField string // its owner: spec.records[3].name
+	nameField string // its owner: spec.records[3].name; "" is field + ".name"
 	owner     string
 	typ       uint16
 	entries   []entry
@@ -249,6 +260,14 @@ func (e *entry) fill() {
 		e.text = e.rr.String()
 		e.rdata = strings.TrimPrefix(e.text, e.rr.Header().String())
 	}
+}
+
+// ownerField is the field of the RRset's owner name.
+func (s *rrset) ownerField() string {
+	if s.nameField == "" {
+		return s.field + ".name"
+	}
+	return s.nameField
 }
 
 func (s *rrset) where() string {
@@ -328,9 +347,9 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 		b.rs.Errorf(src, field+".values", "an RRset needs at least one value")
 		return
 	}
-	set := &rrset{src: src, field: field, nameField: field + ".name", owner: owner, typ: t}
+	set := &rrset{src: src, field: field, owner: owner, typ: t, entries: make([]entry, 0, len(values))}
 	for i, v := range values {
-		f := fmt.Sprintf("%s.values[%d]", field, i)
+		f := field + ".values[" + strconv.Itoa(i) + "]"
 		e, err := parseValue(owner, rttl, t, tname, v, b.origin)
 		if err != nil {
 			b.rs.Errorf(src, f, "cannot parse value for type %s: %v", tname, err)
@@ -362,7 +381,7 @@ func (b *builder) add(s *rrset) {
 
 // finish dedups, checks the zone as a whole and sorts it.
 func (b *builder) finish() (*Zone, diag.Results) {
-	byOwner := map[string][]*rrset{}
+	byOwner := make(map[string][]*rrset, len(b.order))
 	n := 0
 	for _, s := range b.order {
 		for i := range s.entries {
@@ -406,7 +425,7 @@ func (b *builder) checkSet(s *rrset, atOwner []*rrset) {
 			if o == s || o.typ == dns.TypeRRSIG || o.typ == dns.TypeNSEC {
 				continue
 			}
-			b.rs.Errorf(s.src, s.nameField, "a CNAME at %s cannot share its name with other data, but %s defines %s there: remove one of them", s.owner, o.where(), dns.Type(o.typ))
+			b.rs.Errorf(s.src, s.ownerField(), "a CNAME at %s cannot share its name with other data, but %s defines %s there: remove one of them", s.owner, o.where(), dns.Type(o.typ))
 		}
 	}
 	if s.typ == dns.TypeNS {
@@ -461,30 +480,52 @@ func dedup(es []entry) []entry {
 // one per RR. Every entry must be filled (entry.fill): each RR is printed
 // once.
 func sortCanonical(es []*entry) ([]dns.RR, []string) {
+	// RRs share owners: the distinct owner names are sorted once, and each
+	// RR carries its owner's rank (names with equal keys share a rank).
+	type owner struct {
+		name nameKey
+		rank int
+	}
+	owners := make(map[string]*owner, len(es))
+	distinct := make([]*owner, 0, len(es))
+	for _, e := range es {
+		n := e.rr.Header().Name
+		if owners[n] == nil {
+			o := &owner{name: newNameKey(n)}
+			owners[n] = o
+			distinct = append(distinct, o)
+		}
+	}
+	slices.SortFunc(distinct, func(a, b *owner) int { return compareNameKeys(a.name, b.name) })
+	for i, o := range distinct {
+		o.rank = i
+		if i > 0 && compareNameKeys(distinct[i-1].name, o.name) == 0 {
+			o.rank = distinct[i-1].rank
+		}
+	}
 	type key struct {
 		e    *entry
-		name nameKey
+		rank int
 		typ  uint16
+		idx  int
 	}
 	keys := make([]key, len(es))
-	names := map[string]nameKey{} // RRs share owners: one key per owner
 	for i, e := range es {
 		h := e.rr.Header()
-		nk, ok := names[h.Name]
-		if !ok {
-			nk = newNameKey(h.Name)
-			names[h.Name] = nk
-		}
-		keys[i] = key{e: e, name: nk, typ: h.Rrtype}
+		keys[i] = key{e: e, rank: owners[h.Name].rank, typ: h.Rrtype, idx: i}
 	}
-	slices.SortStableFunc(keys, func(a, b key) int {
-		if c := compareNameKeys(a.name, b.name); c != 0 {
-			return c
+	// The input index last: an unstable sort gives the stable order.
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.rank != b.rank {
+			return cmp.Compare(a.rank, b.rank)
 		}
 		if a.typ != b.typ {
 			return cmp.Compare(a.typ, b.typ)
 		}
-		return strings.Compare(a.e.rdata, b.e.rdata)
+		if c := strings.Compare(a.e.rdata, b.e.rdata); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.idx, b.idx)
 	})
 	rrs := make([]dns.RR, len(keys))
 	lines := make([]string, len(keys))

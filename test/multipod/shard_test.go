@@ -1,0 +1,271 @@
+package multipod
+
+import (
+	"bufio"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/internal/gen"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+)
+
+// The sharded-zone cluster (issue #6): one generated static zone far larger
+// than a ConfigMap, rendered into several zones ConfigMaps and joined by
+// $INCLUDE, served by a primary and two catalog secondaries.
+const (
+	shardCluster = "big"
+	shardZone    = "zone0.example.com"
+	shardRecords = 30000
+	shardSvc     = "198.18.1.30"
+)
+
+func shardIP(i int) string { return fmt.Sprintf("198.18.5.%d", 10+i) }
+
+// shardInputs is a generated package (every record inline in the BindZone,
+// so the zone is static) plus a catalog zone: the secondaries learn the big
+// zone from the catalog and transfer it, with no zone statement of their own.
+func shardInputs(t testing.TB) Inputs {
+	t.Helper()
+	items, err := gen.Generate(gen.Options{Zones: 1, Records: shardRecords, Seed: 7, RecordObjects: -1, Cluster: shardCluster}).Items()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Inputs(items).Add(t, `
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindCatalogZone
+metadata: {name: catalog, namespace: dns}
+spec:
+  clusterRef: `+shardCluster+`
+  zoneName: catalog.big.internal
+`)
+}
+
+// shardPart is one $INCLUDEd part of the split zone file, as rendered.
+type shardPart struct {
+	shard int
+	key   string
+	text  string
+}
+
+var includeRe = regexp.MustCompile(`(?m)^\$INCLUDE (\S+)$`)
+
+// shardLayout checks the render really split the zone and returns the
+// zone's parts in include order, the number of zones ConfigMaps and the
+// rendered SOA serial.
+func shardLayout(t *testing.T, r *Rendered) (parts []shardPart, shards int, serial uint32) {
+	t.Helper()
+	rc := r.Clusters[shardCluster]
+	file := "db." + shardZone
+	var main string
+	for name, cm := range rc.ConfigMaps {
+		if !strings.HasPrefix(name, shardCluster+"-zones-") {
+			continue
+		}
+		shards++
+		if s, ok := cm.Data[file]; ok {
+			main = s
+		}
+	}
+	if shards < 2 {
+		t.Fatalf("a zone of %d records rendered into %d zones ConfigMaps, want several", shardRecords, shards)
+	}
+	if main == "" {
+		t.Fatalf("no zones ConfigMap holds %s", file)
+	}
+	for _, m := range includeRe.FindAllStringSubmatch(main, -1) {
+		var p shardPart
+		rest, ok := strings.CutPrefix(m[1], layout.ZonesDir+"/")
+		if !ok {
+			t.Fatalf("$INCLUDE %s is not under %s", m[1], layout.ZonesDir)
+		}
+		if _, err := fmt.Sscanf(rest, "%d/%s", &p.shard, &p.key); err != nil {
+			t.Fatalf("$INCLUDE %s: %v", m[1], err)
+		}
+		cm := rc.ConfigMaps[layout.ZonesConfigMapName(shardCluster, p.shard)]
+		if cm == nil {
+			t.Fatalf("$INCLUDE %s: no ConfigMap %s", m[1], layout.ZonesConfigMapName(shardCluster, p.shard))
+		}
+		text, ok := cm.Data[p.key]
+		if !ok {
+			t.Fatalf("$INCLUDE %s: ConfigMap %s has no key %s", m[1], cm.Name, p.key)
+		}
+		p.text = text
+		parts = append(parts, p)
+	}
+	if len(parts) < 2 {
+		t.Fatalf("%s includes %d parts, want it split:\n%.2000s", file, len(parts), main)
+	}
+	for _, l := range strings.Split(main, "\n") {
+		if rr, err := dns.NewRR(l); err == nil && rr != nil {
+			if soa, ok := rr.(*dns.SOA); ok {
+				serial = soa.Serial
+			}
+		}
+	}
+	if serial == 0 {
+		t.Fatalf("no SOA in the head of %s:\n%.500s", file, main)
+	}
+	// The secondaries must get the zone from the catalog, not their config.
+	if conf := rc.ConfigMaps[layout.ConfigMapName(shardCluster)].Data[layout.NamedConfSecondary]; strings.Contains(conf, shardZone) {
+		t.Errorf("%s names %s: the secondaries should learn it from the catalog", layout.NamedConfSecondary, shardZone)
+	}
+	return parts, shards, serial
+}
+
+// shardProbe is one record of a part, with the part it came from.
+type shardProbe struct {
+	where string
+	rr    dns.RR
+}
+
+// probesOf picks the first and the last record of every part that a query
+// answers authoritatively: an owner one label below the apex (no
+// delegation, no glue beneath one), not an NS.
+func probesOf(t *testing.T, parts []shardPart) []shardProbe {
+	t.Helper()
+	apex := dns.Fqdn(shardZone)
+	eligible := func(line string) dns.RR {
+		rr, err := dns.NewRR(line)
+		if err != nil || rr == nil {
+			return nil
+		}
+		h := rr.Header()
+		if h.Rrtype == dns.TypeNS || h.Rrtype == dns.TypeSOA || !dns.IsSubDomain(apex, h.Name) || dns.CountLabel(h.Name) != dns.CountLabel(apex)+1 {
+			return nil
+		}
+		return rr
+	}
+	var out []shardProbe
+	for i, p := range parts {
+		var lines []string
+		sc := bufio.NewScanner(strings.NewReader(p.text))
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+		}
+		where := fmt.Sprintf("part %d/%d (%s in shard %d)", i+1, len(parts), p.key, p.shard)
+		var first, last dns.RR
+		for _, l := range lines {
+			if first = eligible(l); first != nil {
+				break
+			}
+		}
+		for j := len(lines) - 1; j >= 0; j-- {
+			if last = eligible(lines[j]); last != nil {
+				break
+			}
+		}
+		if first == nil || last == nil {
+			t.Fatalf("%s: no record to query among %d lines", where, len(lines))
+		}
+		out = append(out, shardProbe{where + " first", first}, shardProbe{where + " last", last})
+	}
+	return out
+}
+
+// checkProbe: the pod answers the probe authoritatively with its RRset.
+func checkProbe(ip string, pr shardProbe) error {
+	h := pr.rr.Header()
+	r, err := query(ip, h.Name, h.Rrtype, q{tcp: true})
+	if err != nil {
+		return err
+	}
+	if r.Rcode != dns.RcodeSuccess || !r.Authoritative {
+		return fmt.Errorf("%s %s: rcode %s aa=%v", h.Name, dns.TypeToString[h.Rrtype], dns.RcodeToString[r.Rcode], r.Authoritative)
+	}
+	for _, a := range r.Answer {
+		if dns.IsDuplicate(a, pr.rr) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s %s: answer %v lacks %s", h.Name, dns.TypeToString[h.Rrtype], r.Answer, pr.rr)
+}
+
+func soaSerial(ip string) (uint32, error) {
+	r, err := query(ip, shardZone, dns.TypeSOA, q{tcp: true})
+	if err != nil {
+		return 0, err
+	}
+	if r.Rcode != dns.RcodeSuccess || !r.Authoritative {
+		return 0, fmt.Errorf("SOA: rcode %s aa=%v", dns.RcodeToString[r.Rcode], r.Authoritative)
+	}
+	for _, a := range r.Answer {
+		if soa, ok := a.(*dns.SOA); ok {
+			return soa.Serial, nil
+		}
+	}
+	return 0, fmt.Errorf("SOA: no SOA in %v", r.Answer)
+}
+
+// scenarioShardedZone (issue #6): a zone larger than one ConfigMap, split
+// by the renderer over several zones ConfigMaps, is loaded by the primary
+// through its $INCLUDEs and transferred whole to both catalog secondaries:
+// every pod answers records of the first, a middle and the last part
+// authoritatively, with one SOA serial everywhere.
+func scenarioShardedZone(t *testing.T, lab *Lab) {
+	t0 := time.Now()
+	r := renderInputs(t, shardInputs(t), nil)
+	parts, shards, serial := shardLayout(t, r)
+	probes := probesOf(t, parts)
+	size := 0
+	for _, p := range parts {
+		size += len(p.text)
+	}
+	rendered := time.Since(t0)
+	t.Logf("%d records rendered in %v: %s is %d KiB in %d parts over %d zones ConfigMaps; serial %d", shardRecords, rendered.Round(time.Millisecond), shardZone, size>>10, len(parts), shards, serial)
+
+	t1 := time.Now()
+	c := lab.startCluster(r, shardCluster, podPlan{IP: shardIP, PrimarySvc: shardSvc})
+	defer c.stop()
+	c.waitReady(60 * time.Second)
+	ready := time.Since(t1)
+
+	var wg sync.WaitGroup
+	errs := make([]error, len(c.Pods))
+	served := make([]time.Duration, len(c.Pods))
+	for i, p := range c.Pods {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = eventually(30*time.Second, 100*time.Millisecond, func() error {
+				got, err := soaSerial(p.Net.IP)
+				if err != nil {
+					return err
+				}
+				if got != serial {
+					return fmt.Errorf("SOA serial %d, want the rendered %d", got, serial)
+				}
+				for _, pr := range probes {
+					if err := checkProbe(p.Net.IP, pr); err != nil {
+						return fmt.Errorf("%s: %v", pr.where, err)
+					}
+				}
+				return nil
+			})
+			served[i] = time.Since(t1)
+		}()
+	}
+	wg.Wait()
+	for i, p := range c.Pods {
+		if errs[i] != nil {
+			t.Errorf("%s (%s): %v", p.Name, p.Net.IP, errs[i])
+			continue
+		}
+		t.Logf("%s: %d records (first and last of every part) answered authoritatively, serial %d, %v after start", p.Name, len(probes), serial, served[i].Round(time.Millisecond))
+	}
+	for _, p := range c.Secondaries() {
+		if l := grep(p.Log.String(), "'"+shardZone+"/IN"); !strings.Contains(l, "Transfer completed") {
+			t.Errorf("%s logged no completed transfer of %s:\n%s", p.Name, shardZone, l)
+		} else {
+			t.Logf("%s: %s", p.Name, strings.TrimSpace(grep(l, "Transfer completed")))
+		}
+	}
+	t.Logf("sharded zone: render %v, pods ready %v, total %v", rendered.Round(time.Millisecond), ready.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond))
+}
+
