@@ -19,7 +19,8 @@ import (
 // Address plan (all in 198.18.0.0/15, benchmarking space, plus the example's
 // office range for one client): the lab's own client addresses are on the
 // bridge; pods get 198.18.0.x (auth), 198.18.2.x (resolver), 198.18.3.x
-// (replica-9 bench), 198.18.4.x (reference); Services are /32 extras.
+// (replica-9 bench), 198.18.4.x (reference), 198.18.5.x (sharded zone);
+// Services are /32 extras.
 const (
 	authPrimarySvc = "198.18.1.10"
 	authServeVIP   = "198.18.1.53" // stands in for the example's 10.96.53.53
