@@ -46,6 +46,9 @@ type Options struct {
 	// Listen is the HTTP address for /metrics, /status, /readyz; "" uses
 	// agent.json's metricsPort (default layout.DefaultMetricsPort); "off" disables.
 	Listen string
+	// BindStats is BIND's statistics channel (host:port), fetched on each
+	// /metrics scrape and appended as bind_* metrics; "off" or "" disables.
+	BindStats string
 	// DNSAddr is the local named for readiness and UPDATEs.
 	DNSAddr string
 	// RNDCServer and RNDCPort locate named's control channel.
@@ -93,6 +96,7 @@ func DefaultOptions() Options {
 		KeysDir:          layout.KeysDir,
 		RNDCDir:          layout.RNDCDir,
 		DNSAddr:          "127.0.0.1:53",
+		BindStats:        net.JoinHostPort("127.0.0.1", strconv.Itoa(layout.StatisticsPort)),
 		RNDCServer:       "127.0.0.1",
 		RNDCPort:         layout.RNDCPort,
 		PollInterval:     200 * time.Millisecond,
@@ -217,6 +221,16 @@ func New(opt Options) (*Agent, error) {
 	a.state = NewState(a.role, ordinal)
 	if opt.HiddenPrimary && a.role == RolePrimary {
 		a.state.Update(func(s *Status) { s.HiddenPrimary = true })
+	}
+	if opt.BindStats != "" {
+		addr, err := ParseBindStatsAddr(opt.BindStats)
+		if err != nil {
+			return nil, &UsageError{err}
+		}
+		if addr != "" {
+			bs := &BindStats{Addr: addr, Log: opt.Log}
+			a.state.SetExtraMetrics(bs.Write)
+		}
 	}
 	a.rndc = RNDC{Bin: opt.RNDC, Conf: filepath.Join(opt.RunDir, "rndc.conf")}
 	a.conv = Converger{Addr: opt.DNSAddr, StateFile: opt.StateFile}

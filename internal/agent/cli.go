@@ -56,6 +56,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	fs.StringVar(&o.RNDCDir, "rndc-dir", o.RNDCDir, "rndc Secret mount (optional: without it the agent generates a key)")
 	fs.StringVar(&o.StateFile, "state-file", o.StateFile, "RRsets the agent owns in dynamic zones (default DATA-DIR/bind-fn-agent-state.json)")
 	fs.StringVar(&o.Listen, "listen", o.Listen, `HTTP address for /metrics /status /readyz (default ":<metricsPort>"; "off" disables)`)
+	fs.StringVar(&o.BindStats, "bind-stats", o.BindStats, `BIND's statistics channel (host:port), read on each /metrics scrape into bind_* metrics; "off" disables`)
 	fs.StringVar(&o.DNSAddr, "dns-addr", o.DNSAddr, "local named address for readiness queries and UPDATEs")
 	fs.StringVar(&o.RNDCServer, "rndc-server", o.RNDCServer, "named control channel address")
 	fs.IntVar(&o.RNDCPort, "rndc-port", o.RNDCPort, "named control channel port")

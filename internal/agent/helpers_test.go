@@ -110,7 +110,7 @@ func (f *fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAdd
 type lab struct {
 	t                                                   *testing.T
 	root, configDir, zonesDir, keysDir, runDir, dataDir string
-	port, rndcPort                                      int
+	port, rndcPort, statsPort                           int
 	secret                                              string
 	logs                                                *syncBuffer
 }
@@ -127,6 +127,7 @@ func newLab(t *testing.T) *lab {
 		dataDir:   filepath.Join(root, "data"),
 		port:      freePort(t),
 		rndcPort:  freePort(t),
+		statsPort: freePort(t),
 		secret:    base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef")),
 		logs:      &syncBuffer{},
 	}
@@ -150,6 +151,7 @@ func (l *lab) fixture(name string, vars map[string]string) []byte {
 	all := map[string]string{
 		"@DATA@": l.dataDir, "@RUN@": l.runDir, "@ZONES@": l.zonesDir, "@KEYS@": l.keysDir,
 		"@PORT@": strconv.Itoa(l.port), "@RNDCPORT@": strconv.Itoa(l.rndcPort), "@EXTRA@": "",
+		"@STATSPORT@": strconv.Itoa(l.statsPort),
 	}
 	for k, v := range vars {
 		all[k] = v
@@ -199,6 +201,7 @@ func (l *lab) options(ordinal int, r Resolver) Options {
 	o.Listen = "127.0.0.1:0"
 	o.DNSAddr = l.addr()
 	o.RNDCPort = l.rndcPort
+	o.BindStats = fmt.Sprintf("127.0.0.1:%d", l.statsPort)
 	o.ResolveInterval = 200 * time.Millisecond
 	o.PollInterval = 100 * time.Millisecond
 	o.ConvergeInterval = 5 * time.Second

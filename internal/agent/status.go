@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -77,6 +78,17 @@ type State struct {
 	mu sync.Mutex
 	st Status
 	m  metrics
+	// extra appends more metrics after the agent's own (BIND's statistics);
+	// set before serving.
+	extra func(ctx context.Context, w *strings.Builder)
+}
+
+// SetExtraMetrics makes /metrics append f's output after the agent's own
+// metrics; call it before Handler serves.
+func (s *State) SetExtraMetrics(f func(ctx context.Context, w *strings.Builder)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.extra = f
 }
 
 // NewState returns an empty state for role.
@@ -180,6 +192,12 @@ func (s *State) Handler() http.Handler {
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
 		var b strings.Builder
 		s.WriteMetrics(&b)
+		s.mu.Lock()
+		extra := s.extra
+		s.mu.Unlock()
+		if extra != nil {
+			extra(r.Context(), &b)
+		}
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		_, _ = w.Write([]byte(b.String()))
 	})
