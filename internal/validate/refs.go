@@ -285,35 +285,33 @@ func checkScopedNames(s *model.Set, c *model.Cluster) diag.Results {
 		}
 		keys[k] = first{o.Src, field}
 	}
-	acls := map[string]diag.Source{}
-	for _, o := range s.ACLs {
-		if !inScope(c, o.Src, o.Obj.Spec.ClusterRef) {
-			continue
-		}
-		name, field := o.Obj.Spec.ACLName, "spec.aclName"
-		if name == "" {
-			name, field = o.Src.Ref.Name, "metadata.name"
-		}
-		if f, dup := acls[name]; dup {
-			rs.Errorf(o.Src, field, "cannot define ACL %q twice for BindCluster %q: %s already defines it; rename one", name, c.Name, where(f))
-			continue
-		}
-		acls[name] = o.Src
-	}
-	pols := map[string]diag.Source{}
-	for _, o := range s.DNSSECPolicies {
-		if !inScope(c, o.Src, o.Obj.Spec.ClusterRef) {
-			continue
-		}
-		name, field := o.Obj.Spec.PolicyName, "spec.policyName"
-		if name == "" {
-			name, field = o.Src.Ref.Name, "metadata.name"
-		}
-		if f, dup := pols[name]; dup {
-			rs.Errorf(o.Src, field, "cannot define dnssec-policy %q twice for BindCluster %q: %s already defines it; rename one", name, c.Name, where(f))
-			continue
-		}
-		pols[name] = o.Src
-	}
+	uniqueNames(&rs, c, s.ACLs, "ACL", func(sp *v1alpha1.BindACL) (string, string, string) {
+		return sp.Spec.ClusterRef, sp.Spec.ACLName, "spec.aclName"
+	})
+	uniqueNames(&rs, c, s.DNSSECPolicies, "dnssec-policy", func(sp *v1alpha1.BindDNSSECPolicy) (string, string, string) {
+		return sp.Spec.ClusterRef, sp.Spec.PolicyName, "spec.policyName"
+	})
 	return rs
+}
+
+// uniqueNames reports a named.conf name (an ACL's, a dnssec-policy's)
+// defined twice among the objects in c's scope. fields gives an object's
+// clusterRef, its name override and that override's field path; without
+// an override the object's name is used.
+func uniqueNames[T any](rs *diag.Results, c *model.Cluster, objs []model.Obj[T], what string, fields func(*T) (clusterRef, name, field string)) {
+	seen := map[string]diag.Source{}
+	for _, o := range objs {
+		ref, name, field := fields(o.Obj)
+		if !inScope(c, o.Src, ref) {
+			continue
+		}
+		if name == "" {
+			name, field = o.Src.Ref.Name, "metadata.name"
+		}
+		if f, dup := seen[name]; dup {
+			rs.Errorf(o.Src, field, "cannot define %s %q twice for BindCluster %q: %s already defines it; rename one", what, name, c.Name, where(f))
+			continue
+		}
+		seen[name] = o.Src
+	}
 }
