@@ -361,6 +361,11 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 		if tok := zoneSuffixed(v, b.origin); tok != "" {
 			b.rs.Warnf(src, f, "%q has no trailing dot, so it is relative to the zone and means %s.%s; write %q if you meant the absolute name", tok, tok, b.origin, tok+".")
 		}
+		if t == dns.TypeTXT || t == dns.TypeSPF {
+			if n, unquoted := unquotedWords(v); unquoted && n > 1 {
+				b.rs.Warnf(src, f, "%q is unquoted, so its words become %d separate strings that SPF and DKIM readers join without spaces; quote it (%q) if it is one text", v, n, `"`+v+`"`)
+			}
+		}
 	}
 	if ok {
 		b.add(set)
@@ -554,4 +559,35 @@ func zoneSuffixed(value, origin string) string {
 		}
 	}
 	return ""
+}
+
+// unquotedWords counts the character-strings of a TXT value and reports
+// whether any of them is unquoted: in presentation format every word outside
+// double quotes is a string of its own.
+func unquotedWords(v string) (n int, unquoted bool) {
+	quoted, esc, inWord := false, false, false
+	for _, r := range v {
+		switch {
+		case esc:
+			esc = false
+		case r == '\\':
+			esc = true
+		case r == '"':
+			if !quoted && !inWord {
+				n++
+			}
+			quoted = !quoted
+			inWord = quoted
+			continue
+		case !quoted && (r == ' ' || r == '\t'):
+			inWord = false
+			continue
+		}
+		if !quoted && !inWord {
+			n++
+			inWord = true
+			unquoted = true
+		}
+	}
+	return n, unquoted
 }

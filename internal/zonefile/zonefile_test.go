@@ -508,3 +508,27 @@ func TestLargeRRset(t *testing.T) {
 		t.Errorf("len(RRs) = %d, want %d", got, want)
 	}
 }
+
+func TestUnquotedWords(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		value    string
+		n        int
+		unquoted bool
+	}{
+		"spf bare":      {"an SPF policy written as plain words is three strings", "v=spf1 mx -all", 3, true},
+		"spf quoted":    {"quoted, it is one string", `"v=spf1 mx -all"`, 1, false},
+		"two quoted":    {"strings split on purpose are fine", `"part one" "part two"`, 2, false},
+		"one word":      {"a single bare word is one string", "token", 1, true},
+		"mixed":         {"a quoted string followed by a bare word", `"v=spf1" mx`, 2, true},
+		"escaped quote": {"an escaped quote does not open a string", `a\"b c`, 2, true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			n, unquoted := unquotedWords(tc.value)
+			if diff := cmp.Diff([2]any{tc.n, tc.unquoted}, [2]any{n, unquoted}); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
