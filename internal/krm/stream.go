@@ -41,19 +41,41 @@ import (
 // the way the SDK logs it.
 func Main(p *Processor) error {
 	in, err := io.ReadAll(os.Stdin)
+	var out []byte
 	if err != nil {
 		err = fmt.Errorf("unable to read from stdin: %v", err)
 	} else {
-		var out []byte
 		out, err = p.Run(in)
 		if _, werr := os.Stdout.Write(out); werr != nil {
 			return werr
 		}
 	}
 	if err != nil {
-		fn.Logf("failed to evaluate function: %v", err)
+		logResults(out, err)
 	}
 	return err
+}
+
+// kustomizeFunctionAnnotation marks a kustomize transformer's config.
+const kustomizeFunctionAnnotation = "config.kubernetes.io/function"
+
+// logResults writes the failure to stderr, and under kustomize its error
+// results too: kustomize shows a failing function's stderr but not the
+// results in its output, so its users would see only "exit status 1". kpt
+// prints the results itself; it gets them once. kustomize is told apart by
+// the function config it passes, which carries the function annotation.
+func logResults(out []byte, err error) {
+	rl, perr := fn.ParseResourceList(out)
+	if perr != nil || rl.FunctionConfig == nil || rl.FunctionConfig.GetAnnotation(kustomizeFunctionAnnotation) == "" {
+		fn.Logf("failed to evaluate function: %v", err)
+		return
+	}
+	fn.Logf("failed to evaluate function: %v\n", err)
+	for _, r := range rl.Results {
+		if r.Severity == fn.Error {
+			fn.Logf("%s\n", r.String())
+		}
+	}
 }
 
 // Run evaluates the function on a ResourceList, like fn.Run(p.Process, in).
