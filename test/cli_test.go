@@ -228,7 +228,7 @@ func TestKpt(t *testing.T) {
 
 // TestKustomizeErrors: kustomize shows a failing function's stderr but not
 // the results in its output, so fn-render writes its error results there:
-// the user sees the object and the field, not just "exit status 1".
+// the user sees the object, the field and the file, not just "exit status 1".
 func TestKustomizeErrors(t *testing.T) {
 	kustomize := testutil.Bin(t, "kustomize")
 	testutil.Bin(t, "fn-render")
@@ -238,11 +238,11 @@ func TestKustomizeErrors(t *testing.T) {
 	if err := cmd.Run(); err == nil {
 		t.Fatalf("kustomize build succeeded on a package with a dangling reference:\n%s", stdout.String())
 	}
-	// kustomize passes no file annotation to a transformer, so the result
-	// names the object and the field only.
+	// With `buildMetadata: [originAnnotations]` kustomize tells the
+	// transformer each object's file, and the result names it.
 	want := `[error] bind.unkin.net/v1alpha1/DNSRecord/dns/www spec.zoneRef: cannot resolve BindZone "example-org"`
-	if !strings.Contains(stderr.String(), want) {
-		t.Errorf("kustomize's stderr lacks the located result %q:\n%s", want, stderr.String())
+	if !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "(input.yaml#1)") {
+		t.Errorf("kustomize's stderr lacks the located result %q with its file:\n%s", want, stderr.String())
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("kustomize wrote objects despite the error:\n%s", stdout.String())

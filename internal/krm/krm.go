@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/kptdev/krm-functions-sdk/go/fn"
 	"sigs.k8s.io/yaml"
@@ -134,17 +135,39 @@ func split(rl *fn.ResourceList) (pipeline.Input, map[int]bool, map[int]bool, dia
 }
 
 func source(o *fn.KubeObject) diag.Source {
-	src := diag.Source{Ref: diag.ObjectRef{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}}
-	src.File = o.GetAnnotation(fn.PathAnnotation)
+	return sourceOf(diag.ObjectRef{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}, o.GetAnnotations())
+}
+
+// sourceOf is where an object came from, by the annotations the
+// orchestrator set: kpt's path and index (internal or legacy), else the
+// origin kustomize records with `buildMetadata: [originAnnotations]`.
+func sourceOf(ref diag.ObjectRef, a map[string]string) diag.Source {
+	src := diag.Source{Ref: ref, File: a[fn.PathAnnotation]}
 	if src.File == "" {
-		src.File = o.GetAnnotation(legacyPathAnnotation)
+		src.File = a[legacyPathAnnotation]
 	}
-	idx := o.GetAnnotation(fn.IndexAnnotation)
+	if src.File == "" {
+		src.File = originPath(a[originAnnotation])
+	}
+	idx := a[fn.IndexAnnotation]
 	if idx == "" {
-		idx = o.GetAnnotation(legacyIndexAnnotation)
+		idx = a[legacyIndexAnnotation]
 	}
 	src.Index, _ = strconv.Atoi(idx)
 	return src
+}
+
+// originAnnotation is kustomize's record of an object's source file.
+const originAnnotation = "config.kubernetes.io/origin"
+
+// originPath reads the `path:` line of a kustomize origin annotation.
+func originPath(origin string) string {
+	for _, line := range strings.Split(origin, "\n") {
+		if p, ok := strings.CutPrefix(strings.TrimSpace(line), "path:"); ok {
+			return strings.Trim(strings.TrimSpace(p), `"'`)
+		}
+	}
+	return ""
 }
 
 func toResult(r diag.Result) *fn.Result {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -272,18 +271,7 @@ func readItem(doc []byte) (*streamItem, error) {
 
 func (it *streamItem) source() diag.Source {
 	h := &it.hdr
-	src := diag.Source{Ref: diag.ObjectRef{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Metadata.Namespace, Name: h.Metadata.Name}}
-	a := h.Metadata.Annotations
-	src.File = a[fn.PathAnnotation]
-	if src.File == "" {
-		src.File = a[legacyPathAnnotation]
-	}
-	idx := a[fn.IndexAnnotation]
-	if idx == "" {
-		idx = a[legacyIndexAnnotation]
-	}
-	src.Index, _ = strconv.Atoi(idx)
-	return src
+	return sourceOf(diag.ObjectRef{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Metadata.Namespace, Name: h.Metadata.Name}, h.Metadata.Annotations)
 }
 
 // isLocalConfig is fn.KubeObject.IsLocalConfig on the annotations.
