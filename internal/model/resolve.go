@@ -174,20 +174,16 @@ func (b *builder) scopedPass() {
 	}
 	for _, o := range b.set.ACLs {
 		sp := o.Obj.Spec
-		a := &ACL{Src: o.Src, Name: sp.ACLName, Elements: sp.Addresses}
-		if a.Name == "" {
-			a.Name = o.Src.Ref.Name
-		}
+		name, _ := o.Obj.ConfName()
+		a := &ACL{Src: o.Src, Name: name, Elements: sp.Addresses}
 		for _, c := range b.inScope(o.Src, sp.ClusterRef) {
 			addScoped(b.acls, c, o.Src.Ref.Name, a)
 		}
 	}
 	for _, o := range b.set.DNSSECPolicies {
 		sp := o.Obj.Spec
-		p := &DNSSECPolicy{Src: o.Src, Name: sp.PolicyName, Spec: sp}
-		if p.Name == "" {
-			p.Name = o.Src.Ref.Name
-		}
+		name, _ := o.Obj.ConfName()
+		p := &DNSSECPolicy{Src: o.Src, Name: name, Spec: sp}
 		for _, c := range b.inScope(o.Src, sp.ClusterRef) {
 			addScoped(b.policies, c, o.Src.Ref.Name, p)
 		}

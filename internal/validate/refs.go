@@ -200,10 +200,7 @@ func checkObjectNames(s *model.Set) diag.Results {
 		}
 	}
 	for _, o := range s.ACLs {
-		name, field := o.Obj.Spec.ACLName, "spec.aclName"
-		if name == "" {
-			name, field = o.Src.Ref.Name, "metadata.name"
-		}
+		name, field := o.Obj.ConfName()
 		if err := bindName(name, "ACL"); err != nil {
 			rs.Errorf(o.Src, field, "cannot use %q as an ACL name: %v", name, err)
 		} else if builtinACLs[strings.ToLower(name)] || strings.EqualFold(name, "key") {
@@ -214,10 +211,7 @@ func checkObjectNames(s *model.Set) diag.Results {
 		}
 	}
 	for _, o := range s.DNSSECPolicies {
-		name, field := o.Obj.Spec.PolicyName, "spec.policyName"
-		if name == "" {
-			name, field = o.Src.Ref.Name, "metadata.name"
-		}
+		name, field := o.Obj.ConfName()
 		if err := bindName(name, "dnssec-policy"); err != nil {
 			rs.Errorf(o.Src, field, "cannot use %q as a dnssec-policy name: %v", name, err)
 		} else if builtinPolicies[strings.ToLower(name)] {
@@ -285,28 +279,26 @@ func checkScopedNames(s *model.Set, c *model.Cluster) diag.Results {
 		}
 		keys[k] = first{o.Src, field}
 	}
-	uniqueNames(&rs, c, s.ACLs, "ACL", func(sp *v1alpha1.BindACL) (string, string, string) {
-		return sp.Spec.ClusterRef, sp.Spec.ACLName, "spec.aclName"
+	uniqueNames(&rs, c, s.ACLs, "ACL", func(a *v1alpha1.BindACL) (string, string, string) {
+		name, field := a.ConfName()
+		return a.Spec.ClusterRef, name, field
 	})
-	uniqueNames(&rs, c, s.DNSSECPolicies, "dnssec-policy", func(sp *v1alpha1.BindDNSSECPolicy) (string, string, string) {
-		return sp.Spec.ClusterRef, sp.Spec.PolicyName, "spec.policyName"
+	uniqueNames(&rs, c, s.DNSSECPolicies, "dnssec-policy", func(p *v1alpha1.BindDNSSECPolicy) (string, string, string) {
+		name, field := p.ConfName()
+		return p.Spec.ClusterRef, name, field
 	})
 	return rs
 }
 
 // uniqueNames reports a named.conf name (an ACL's, a dnssec-policy's)
 // defined twice among the objects in c's scope. fields gives an object's
-// clusterRef, its name override and that override's field path; without
-// an override the object's name is used.
+// clusterRef, its name in named.conf and the field that name comes from.
 func uniqueNames[T any](rs *diag.Results, c *model.Cluster, objs []model.Obj[T], what string, fields func(*T) (clusterRef, name, field string)) {
 	seen := map[string]diag.Source{}
 	for _, o := range objs {
 		ref, name, field := fields(o.Obj)
 		if !inScope(c, o.Src, ref) {
 			continue
-		}
-		if name == "" {
-			name, field = o.Src.Ref.Name, "metadata.name"
 		}
 		if f, dup := seen[name]; dup {
 			rs.Errorf(o.Src, field, "cannot define %s %q twice for BindCluster %q: %s already defines it; rename one", what, name, c.Name, where(f))
