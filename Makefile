@@ -100,7 +100,7 @@ lint:
 	$(GO) vet $(PKGS)
 
 ## test: what CI runs
-test: tools build lint check-generate go-test
+test: tools build lint check-generate go-test crd-cost
 
 # Tests use bin/ (testutil.Bin), so build first even under make -j.
 go-test: tools build
@@ -163,3 +163,8 @@ xpkg: build-function-bind
 	  --embed-runtime-image-tarball=$(OUT)/images/function-bind.tar -o $(OUT)/function-bind.xpkg
 	$(BIN)/crossplane xpkg build --package-root=package/configuration -o $(OUT)/configuration-bind.xpkg
 	$(BIN)/crossplane xpkg build --package-root=package/configuration-claim -o $(OUT)/configuration-bind-claim.xpkg
+
+## crd-cost: the API server's own CRD validation (CEL cost budget included) on config/crd and on the CRDs Crossplane derives from both XRDs (own module: test/crdcost)
+.PHONY: crd-cost
+crd-cost:
+	cd test/crdcost && $(GO) vet ./... && $(GO) mod tidy -diff && $(GO) test -count=1 ./...

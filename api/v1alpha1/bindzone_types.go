@@ -4,6 +4,7 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // ZoneType is BIND's zone type.
 // +kubebuilder:validation:Enum=primary;secondary;forward;stub
+// +kubebuilder:validation:MaxLength=16
 type ZoneType string
 
 // Zone types.
@@ -49,6 +50,7 @@ type SOASpec struct {
 type BindZoneSpec struct {
 	// ClusterRef names the BindCluster (same namespace) serving the zone.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
 	ClusterRef string `json:"clusterRef"`
 
 	// ZoneName is the zone's domain name ("example.com").
@@ -90,6 +92,7 @@ type BindZoneSpec struct {
 	DynamicUpdate bool `json:"dynamicUpdate,omitempty"`
 
 	// UpdateKeyRef names the BindTSIGKey allowed to update the zone.
+	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	UpdateKeyRef string `json:"updateKeyRef,omitempty"`
 
@@ -108,6 +111,8 @@ type BindZoneSpec struct {
 	AllowQuery []string `json:"allowQuery,omitempty"`
 
 	// Primaries of a secondary or stub zone ("192.0.2.1", "192.0.2.1 port 5353").
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=512
 	// +optional
 	Primaries []string `json:"primaries,omitempty"`
 
@@ -116,6 +121,8 @@ type BindZoneSpec struct {
 	TransferKeyRef string `json:"transferKeyRef,omitempty"`
 
 	// Forwarders of a forward zone.
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=512
 	// +optional
 	Forwarders []string `json:"forwarders,omitempty"`
 

@@ -22,6 +22,7 @@ type Record struct {
 
 	// Type is the RR type mnemonic (A, AAAA, CNAME, MX, TXT, SRV, CAA, PTR, NS, ...).
 	// +kubebuilder:validation:Pattern=`^[A-Za-z][A-Za-z0-9]{0,15}$`
+	// +kubebuilder:validation:MaxLength=16
 	Type string `json:"type"`
 
 	// TTL in seconds; defaults to the zone's defaultTTL.

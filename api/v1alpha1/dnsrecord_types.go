@@ -7,6 +7,7 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 type DNSRecordSpec struct {
 	// ZoneRef names the BindZone (same namespace) the record belongs to.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
 	ZoneRef string `json:"zoneRef"`
 
 	// Name is the owner, relative to the zone, "@" for the apex, or absolute
@@ -17,6 +18,7 @@ type DNSRecordSpec struct {
 
 	// Type is the RR type mnemonic.
 	// +kubebuilder:validation:Pattern=`^[A-Za-z][A-Za-z0-9]{0,15}$`
+	// +kubebuilder:validation:MaxLength=16
 	Type string `json:"type"`
 
 	// TTL in seconds (default: the zone's defaultTTL).

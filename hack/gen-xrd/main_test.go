@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -155,4 +158,115 @@ func TestSameSchema(t *testing.T) {
 	if diff := cmp.Diff(spec(DefaultConfig(crd)), spec(LegacyConfig(crd))); diff != "" {
 		t.Errorf("the legacy XRD's schema (+) differs from the namespaced one's (-) beyond spec.%s:\n%s", xfn.NamespaceField, diff)
 	}
+}
+
+// TestCELBounds: in both XRDs, every list enclosing a CEL rule has maxItems,
+// and every field a rule reads (self.<field>) is bounded: a string by
+// maxLength, a list by maxItems (its strings by maxLength), a map by
+// maxProperties. Without them the API server costs a rule for a 3 MB value
+// once per possible list entry, and refuses the CRD Crossplane derives from
+// the XRD (issue 12). test/crdcost runs the API server's own check.
+func TestCELBounds(t *testing.T) {
+	root := testutil.RepoRoot(t)
+	for name, cfg := range map[string]func(string) Config{"Namespaced": DefaultConfig, "Legacy": LegacyConfig} {
+		t.Run(name, func(t *testing.T) {
+			out, err := Generate(cfg(filepath.Join(root, "config", "crd")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var xrd map[string]any
+			if err := yaml.Unmarshal(out, &xrd); err != nil {
+				t.Fatal(err)
+			}
+			v := xrd["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
+			schema := v["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)
+			rules := 0
+			for _, p := range unbounded(schema, "", false, &rules) {
+				t.Errorf("%s: unbounded (add maxLength/maxItems/maxProperties in api/ and regenerate)", p)
+			}
+			if rules == 0 {
+				t.Error("no x-kubernetes-validations found: the walk is broken")
+			}
+		})
+	}
+}
+
+var selfField = regexp.MustCompile(`\bself\.([A-Za-z_][A-Za-z0-9_]*)`)
+
+// unbounded walks a schema and returns the paths of what a CEL rule reaches
+// without a bound. inList: the schema is inside a list (map) without maxItems.
+func unbounded(s map[string]any, path string, inList bool, rules *int) []string {
+	var bad []string
+	props, _ := s["properties"].(map[string]any)
+	if xv, ok := s["x-kubernetes-validations"].([]any); ok {
+		if inList {
+			bad = append(bad, path+" (a rule inside a list without maxItems)")
+		}
+		for _, r := range xv {
+			*rules++
+			rule, _ := r.(map[string]any)["rule"].(string)
+			seen := map[string]bool{}
+			for _, m := range selfField.FindAllStringSubmatch(rule, -1) {
+				if seen[m[1]] {
+					continue
+				}
+				seen[m[1]] = true
+				f, ok := props[m[1]].(map[string]any)
+				if !ok {
+					bad = append(bad, fmt.Sprintf("%s: rule reads self.%s, which the schema does not declare", path, m[1]))
+					continue
+				}
+				if p := fieldBound(f); p != "" {
+					bad = append(bad, fmt.Sprintf("%s.%s%s (read by %q)", path, m[1], p, rule))
+				}
+			}
+		}
+	}
+	for _, k := range sortedKeys(props) {
+		bad = append(bad, unbounded(props[k].(map[string]any), path+"."+k, inList, rules)...)
+	}
+	if it, ok := s["items"].(map[string]any); ok {
+		_, hasMax := s["maxItems"]
+		bad = append(bad, unbounded(it, path+"[]", inList || !hasMax, rules)...)
+	}
+	if ap, ok := s["additionalProperties"].(map[string]any); ok {
+		_, hasMax := s["maxProperties"]
+		bad = append(bad, unbounded(ap, path+"{}", inList || !hasMax, rules)...)
+	}
+	return bad
+}
+
+// fieldBound is "" when a field a rule reads is bounded, else what is missing.
+func fieldBound(f map[string]any) string {
+	switch f["type"] {
+	case "string":
+		if _, ok := f["maxLength"]; !ok {
+			return " has no maxLength"
+		}
+	case "array":
+		if _, ok := f["maxItems"]; !ok {
+			return " has no maxItems"
+		}
+		if it, ok := f["items"].(map[string]any); ok {
+			if p := fieldBound(it); p != "" {
+				return "[]" + p
+			}
+		}
+	case "object":
+		if _, ok := f["additionalProperties"]; ok {
+			if _, ok := f["maxProperties"]; !ok {
+				return " has no maxProperties"
+			}
+		}
+	}
+	return ""
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
