@@ -338,7 +338,7 @@ func TestBindStatsFlag(t *testing.T) {
 // agent's own metrics.
 func TestMetricsWithBindDown(t *testing.T) {
 	s := NewState(RolePrimary, 0)
-	s.Set("bindfn_agent_ready", 1)
+	s.Metrics().Ready.Set(1)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"github.com/prometheus/client_golang/prometheus"
+	promtest "github.com/prometheus/client_golang/prometheus/testutil"
+
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -279,3 +282,6 @@ func answers(addr, name string, typ uint16) []string {
 	}
 	return out
 }
+
+// value is a metric's current value.
+func value(c prometheus.Collector) float64 { return promtest.ToFloat64(c) }

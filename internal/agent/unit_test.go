@@ -378,7 +378,7 @@ func TestStateEndpoints(t *testing.T) {
 	if code, body := get("/readyz"); code != 503 || !strings.Contains(body, "hidden primary") {
 		t.Errorf("/readyz on a hidden primary = %d %q", code, body)
 	}
-	s.Inc(`bindfn_agent_reloads_total{kind="reconfig"}`, 2)
+	s.Metrics().Reloads.WithLabelValues(kindReconfig).Add(2)
 	_, body := get("/metrics")
 	for _, want := range []string{
 		"# TYPE bindfn_agent_reloads_total counter",
