@@ -12,6 +12,7 @@ import (
 	"github.com/miekg/dns"
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // primaryDoc is the agent.json of the lab's primary.
@@ -56,7 +57,7 @@ func namedPID(t *testing.T, runDir string) string {
 // config BIND rejects is refused with its file:line while the old config
 // keeps serving, and dynamic RRsets converge by UPDATE.
 func TestRealNamedPrimary(t *testing.T) {
-	requireBIND(t)
+	bindtools.RequireBIND(t)
 	l := newLab(t)
 	res := &fakeResolver{}
 	res.set("lab-1.lab-headless", "127.0.0.2")
@@ -188,7 +189,7 @@ func TestRealNamedPrimary(t *testing.T) {
 // secondary waits for its primaries list to resolve before starting named,
 // transfers by key, and follows a dynamic change by keyed NOTIFY.
 func TestRealNamedSecondary(t *testing.T) {
-	requireBIND(t)
+	bindtools.RequireBIND(t)
 	p, s := newLab(t), newLab(t)
 	pres, sres := &fakeResolver{}, &fakeResolver{}
 	pres.set("lab-1.lab-headless", "127.0.0.1")
