@@ -76,6 +76,7 @@ func (a *Agent) writeImportedKey(k layout.ImportedKey) error {
 	}
 	text, err := KeyStatement(Key{Name: k.KeyName, Algorithm: alg, Secret: string(trimSpace(secret))})
 	if err != nil {
+		//lint:ignore ST1005 the message starts with the Kubernetes kind "Secret"
 		return fmt.Errorf("Secret %q: %w", k.Secret, err)
 	}
 	include := k.Include

@@ -54,12 +54,12 @@ func LoadViewKeys(views []layout.ViewKey) (map[string]Key, error) {
 	return keys, errors.Join(errs...)
 }
 
-// Unready returns the zones that are not loaded, as "zone" or "zone/view", in input order.
-func (z ZoneChecker) Unready(ctx context.Context, zones []layout.ZoneRef) []string {
-	var out []string
+// Unready returns the zones that are not loaded, in input order.
+func (z ZoneChecker) Unready(ctx context.Context, zones []layout.ZoneRef) []layout.ZoneRef {
+	var out []layout.ZoneRef
 	for _, ref := range zones {
 		if err := z.Check(ctx, ref); err != nil {
-			out = append(out, zoneID(ref))
+			out = append(out, ref)
 		}
 	}
 	return out
@@ -234,13 +234,10 @@ func (a *Agent) readiness(ctx context.Context) {
 		if full {
 			pending = zones
 		}
-		var still []layout.ZoneRef
+		still := chk.Unready(ctx, pending)
 		var unready []string
-		for _, ref := range pending {
-			if err := chk.Check(ctx, ref); err != nil {
-				still = append(still, ref)
-				unready = append(unready, zoneID(ref))
-			}
+		for _, ref := range still {
+			unready = append(unready, zoneID(ref))
 		}
 		if ctx.Err() != nil {
 			return
