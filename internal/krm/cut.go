@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kptdev/krm-functions-sdk/go/fn"
 	"sigs.k8s.io/yaml"
@@ -186,15 +187,17 @@ func idString(apiVersion, kind, ns, name string) string {
 }
 
 // decodeItems decodes every item, spread over GOMAXPROCS goroutines (each
-// item is independent; the order is kept).
+// item is independent; the order is kept). Each goroutine takes the next
+// item not yet taken, so one large zone does not hold up the small items
+// behind it.
 func decodeItems(docs [][]byte) ([]*item, error) {
 	items := make([]*item, len(docs))
 	errs := make([]error, len(docs))
-	workers := min(runtime.GOMAXPROCS(0), len(docs))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := range workers {
+	for range min(runtime.GOMAXPROCS(0), len(docs)) {
 		wg.Go(func() {
-			for i := w; i < len(docs); i += workers {
+			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
 				items[i], errs[i] = decodeItem(docs[i])
 			}
 		})
