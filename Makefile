@@ -3,7 +3,8 @@
 #   make test      everything CI runs (.ci/run): tools, build, lint, check-generate, go test
 #   make build     static binaries into bin/
 #   make images    image tarballs into out/images/ (no Docker engine needed)
-#   make generate  deepcopy + CRDs from api/ with controller-gen
+#   make generate  every generated file: deepcopy + CRDs from api/ (controller-gen), XRDs (hack/gen-xrd)
+#   make lint      gofmt, go vet, staticcheck (staticcheck.conf)
 #
 # Tests that need BIND, root or bin/ CLIs fail when those are missing; set
 # BINDFN_SKIP_BIND=1, BINDFN_SKIP_ROOT=1 or BINDFN_SKIP_CLI=1 to skip them instead.
@@ -43,7 +44,7 @@ pkg.function-bind := ./composition
 all: test
 
 help:
-	@sed -n '1,12p' Makefile
+	@sed -n '1,10p' Makefile
 
 ## tools: Debian BIND + pinned CLIs (tools/*/go.mod) into bin/, cached by go.sum
 tools:
@@ -59,15 +60,18 @@ $(addprefix build-,$(BINARIES)): build-%:
 	fi
 	$(GOBUILD) -o $(BIN)/$* $(pkg.$*)
 
-## generate: deepcopy and CRDs (config/crd) from api/
+## generate: every generated file: deepcopy and CRDs (config/crd) from api/, then the XRDs from the CRDs
 generate:
 	@test -x $(BIN)/controller-gen || { echo "make: bin/controller-gen is missing: run 'make tools'" >&2; exit 1; }
 	$(BIN)/controller-gen object paths=./api/... crd:crdVersions=v1 output:crd:artifacts:config=config/crd
+	$(GO) run ./hack/gen-xrd
 
-# Hash every file under api/ and config/ before and after regenerating (old
-# generated CRDs are removed first, so a CRD for a deleted kind is drift too).
-# Works whether the generated files are committed or not.
-GEN_HASH = find api config -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+# Hash every file under the directories generate writes into (api/, config/,
+# and the XRDs' package/ and examples/crossplane/) before and after
+# regenerating (old generated CRDs are removed first, so a CRD for a deleted
+# kind is drift too). Works whether the generated files are committed or not.
+GEN_DIRS = api config package examples/crossplane
+GEN_HASH = find $(GEN_DIRS) -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
 
 ## check-generate: regenerate into the tree; fail on drift, or if go mod tidy would change go.mod/go.sum
 check-generate: tools
@@ -81,7 +85,7 @@ check-generate: tools
 	  echo "check-generate: review and commit the regenerated files." >&2; \
 	  exit 1; \
 	fi; \
-	echo "check-generate: api/ and config/ are up to date"
+	echo "check-generate: $(GEN_DIRS) are up to date"
 	@$(MAKE) --no-print-directory check-tidy
 
 check-tidy:
@@ -93,11 +97,13 @@ check-tidy:
 
 GOFILES = find . -name '*.go' -not -path './bin/*' -not -path './out/*' -not -path './.cache/*' -not -path '*/testdata/*' -print0
 
-## lint: gofmt and go vet
+## lint: gofmt, go vet and staticcheck (every check but those staticcheck.conf disables, each with its reason)
 lint:
 	@bad=$$($(GOFILES) | xargs -0 gofmt -l); \
 	if [ -n "$$bad" ]; then echo "lint: gofmt wants changes in:" >&2; echo "$$bad" >&2; echo "lint: run 'gofmt -w' on them" >&2; exit 1; fi
 	$(GO) vet $(PKGS)
+	@test -x $(BIN)/staticcheck || { echo "make: bin/staticcheck is missing: run 'make tools'" >&2; exit 1; }
+	$(BIN)/staticcheck $(PKGS)
 
 ## test: what CI runs
 test: tools build lint check-generate go-test crd-cost

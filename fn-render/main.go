@@ -10,8 +10,8 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/krm"
 )
 
-// krm.Main is fn.AsMain with a streaming ResourceList codec (see
-// internal/krm/stream.go): the same protocol, a fraction of the memory.
+// krm.Main is fn.AsMain with a ResourceList codec that cuts the items (see
+// internal/krm/cut.go): the same protocol, a fraction of the memory.
 func main() {
 	if err := krm.Main(&krm.Processor{Mode: krm.RenderMode}); err != nil {
 		os.Exit(1)

@@ -15,8 +15,8 @@ import (
 // records: about 10 % less CPU for about 30 % more peak RSS; BENCHMARKS.md).
 const gcPercent = 200
 
-// krm.Main is fn.AsMain with a streaming ResourceList codec (see
-// internal/krm/stream.go): the same protocol, a fraction of the memory.
+// krm.Main is fn.AsMain with a ResourceList codec that cuts the items (see
+// internal/krm/cut.go): the same protocol, a fraction of the memory.
 func main() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(gcPercent)

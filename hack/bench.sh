@@ -23,6 +23,10 @@
 # a table on stdout. PROFILE=1 also writes pprof CPU and allocation profiles
 # of fn-render at the largest size into out/bench/.
 #
+# ONEZONE_SIZES (default 100000) also measures fn-validate against
+# named-checkzone on a package of ONE zone of that many records (the serial
+# path: one large zone cannot be spread over cores).
+#
 #   SIZES="1000 10000 100000 200000" RUNS=5 BIG_RUNS=3 hack/bench.sh
 set -euo pipefail
 
@@ -32,6 +36,7 @@ SIZES=${SIZES:-"1000 10000 100000 200000"}
 RUNS=${RUNS:-5}         # runs per measurement below 100k records
 BIG_RUNS=${BIG_RUNS:-3} # runs per measurement at 100k records and more
 PROFILE=${PROFILE:-0}
+ONEZONE_SIZES=${ONEZONE_SIZES-100000}
 OUT=${OUT:-$ROOT/out/bench}
 BIN=$OUT/bin
 mkdir -p "$OUT" "$BIN"
@@ -136,6 +141,16 @@ for n in $SIZES; do
 	fi
 done
 
+for n in $ONEZONE_SIZES; do
+	IN=$OUT/rl-1zone-$n.yaml
+	rm -rf "$OUT/zones-1zone-$n"
+	"$BIN/bind-fn-gen" -zones 1 -records "$n" -seed 1 -zone-dir "$OUT/zones-1zone-$n" >"$IN"
+	echo "bench: $n records in one zone: $(wc -c <"$IN") bytes of ResourceList" >&2
+	measure 1zone/identity "$n" "$BIG_RUNS" "$BIN/identity-fn"
+	measure 1zone/fn-validate "$n" "$BIG_RUNS" "$BIN/fn-validate"
+	measure 1zone/named-checkzone "$n" "$BIG_RUNS" unshare -n "$OUT/checkzones.sh" "$OUT/zones-1zone-$n/zones.list"
+done
+
 if [ "$PROFILE" = 1 ]; then
 	last=${SIZES##* }
 	"$BIN/fnprof" -mode render -cpuprofile "$OUT/cpu.out" -memprofile "$OUT/mem.out" "$OUT/rl-$last.yaml"
@@ -167,6 +182,23 @@ awk -F'\t' '
 		}
 		if (("tiny/fn-render/0") in t)
 			printf "\ntiny package (examples/authoritative), wall (cpu): fn-render %.3f s (%.3f), fn-validate %.3f s (%.3f), identity %.3f s (%.3f); peak RSS fn-render %.0f MiB\n", t["tiny/fn-render/0"], c["tiny/fn-render/0"], t["tiny/fn-validate/0"], c["tiny/fn-validate/0"], t["tiny/identity/0"], c["tiny/identity/0"], m["tiny/fn-render/0"] / 1024
+	}' "$RESULTS"
+awk -F'\t' '
+	{ t[$1 "/" $2] = $3; m[$1 "/" $2] = $4; c[$1 "/" $2] = $5; if ($1 == "1zone/fn-validate") sizes[++k] = $2 }
+	function r(a, b) { return b > 0 ? sprintf("%.2f×", a / b) : "-" }
+	END {
+		if (k > 0) {
+			print "\none zone | identity wall s (cpu) | fn-validate wall s (cpu) | named-checkzone wall s (cpu) | validate/checkzone wall (cpu) | peak RSS MiB: identity / fn-validate / checkzone |"
+			print "|---:|---:|---:|---:|---:|---:|"
+		}
+		for (i = 1; i <= k; i++) {
+			n = sizes[i]
+			printf "| %d | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) | %s (%s) | %.0f / %.0f / %.0f |\n", n,
+				t["1zone/identity/" n], c["1zone/identity/" n], t["1zone/fn-validate/" n], c["1zone/fn-validate/" n],
+				t["1zone/named-checkzone/" n], c["1zone/named-checkzone/" n],
+				r(t["1zone/fn-validate/" n], t["1zone/named-checkzone/" n]), r(c["1zone/fn-validate/" n], c["1zone/named-checkzone/" n]),
+				m["1zone/identity/" n] / 1024, m["1zone/fn-validate/" n] / 1024, m["1zone/named-checkzone/" n] / 1024
+		}
 	}' "$RESULTS"
 echo
 [ -z "$TINY_MEAN" ] || echo "tiny package, mean wall of 20 runs: $TINY_MEAN"

@@ -60,6 +60,7 @@ build() { # name package [extra go build args...]
 pids=()
 build kustomize sigs.k8s.io/kustomize/kustomize/v5 & pids+=($!)
 build controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen & pids+=($!)
+build staticcheck honnef.co/go/tools/cmd/staticcheck & pids+=($!)
 for p in "${pids[@]}"; do wait "$p"; done
 pids=()
 build crossplane github.com/crossplane/crossplane/v2/cmd/crank & pids+=($!)

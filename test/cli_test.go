@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
-	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 type object struct {
@@ -104,9 +104,9 @@ func kinds(objs []object) []string {
 // TestKustomize renders the examples with the real kustomize CLI, bind-fn
 // as an exec transformer. Inputs are local-config: kustomize drops them.
 func TestKustomize(t *testing.T) {
-	kustomize := testutil.Bin(t, "kustomize")
-	testutil.Bin(t, "fn-render")
-	root := testutil.RepoRoot(t)
+	kustomize := bindtools.Bin(t, "kustomize")
+	bindtools.Bin(t, "fn-render")
+	root := bindtools.RepoRoot(t)
 	for ex := range expect {
 		t.Run(ex, func(t *testing.T) {
 			cmd := exec.Command(kustomize, "build", "--enable-alpha-plugins", "--enable-exec", filepath.Join(root, "examples", "kustomize", ex))
@@ -151,7 +151,7 @@ func withoutSecrets(t *testing.T, out []byte) []byte {
 // pipeline execs the built functions.
 func kptPackage(t *testing.T, ex string) string {
 	t.Helper()
-	root := testutil.RepoRoot(t)
+	root := bindtools.RepoRoot(t)
 	dir := filepath.Join(t.TempDir(), ex)
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join(root, "examples", ex))); err != nil {
 		t.Fatal(err)
@@ -161,8 +161,8 @@ func kptPackage(t *testing.T, ex string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.ReplaceAll(string(b), "- image: git.unkin.net/unkin/bind-fn/fn-validate:v0.1.0", "- exec: "+testutil.Bin(t, "fn-validate"))
-	s = strings.ReplaceAll(s, "- image: git.unkin.net/unkin/bind-fn/fn-render:v0.1.0", "- exec: "+testutil.Bin(t, "fn-render"))
+	s := strings.ReplaceAll(string(b), "- image: git.unkin.net/unkin/bind-fn/fn-validate:v0.1.0", "- exec: "+bindtools.Bin(t, "fn-validate"))
+	s = strings.ReplaceAll(s, "- image: git.unkin.net/unkin/bind-fn/fn-render:v0.1.0", "- exec: "+bindtools.Bin(t, "fn-render"))
 	if s == string(b) {
 		t.Fatal("Kptfile pipeline not rewritten")
 	}
@@ -193,7 +193,7 @@ func readPackage(t *testing.T, dir string) map[string]string {
 // TestKpt renders the examples with the real kpt CLI (fn render
 // --allow-exec), then renders the rendered package again: nothing changes.
 func TestKpt(t *testing.T) {
-	kpt := testutil.Bin(t, "kpt")
+	kpt := bindtools.Bin(t, "kpt")
 	for ex := range expect {
 		t.Run(ex, func(t *testing.T) {
 			dir := kptPackage(t, ex)
@@ -230,8 +230,8 @@ func TestKpt(t *testing.T) {
 // the results in its output, so fn-render writes its error results there:
 // the user sees the object, the field and the file, not just "exit status 1".
 func TestKustomizeErrors(t *testing.T) {
-	kustomize := testutil.Bin(t, "kustomize")
-	testutil.Bin(t, "fn-render")
+	kustomize := bindtools.Bin(t, "kustomize")
+	bindtools.Bin(t, "fn-render")
 	cmd := exec.Command(kustomize, "build", "--enable-alpha-plugins", "--enable-exec", filepath.Join("testdata", "kustomize-bad"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

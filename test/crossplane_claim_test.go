@@ -12,13 +12,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
-	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
 	"git.unkin.net/unkin/bind-fn/internal/xfn"
 )
 
 // claimDir is examples/crossplane/claim.
 func claimDir(t *testing.T) string {
-	return filepath.Join(testutil.RepoRoot(t), "examples", "crossplane", "claim")
+	return filepath.Join(bindtools.RepoRoot(t), "examples", "crossplane", "claim")
 }
 
 // claimRender runs crossplane render on the claim's composite (xr.yaml)
@@ -43,7 +44,7 @@ func claimRenderErr(t *testing.T, port int, xr, composition string, extra ...str
 		"--required-resources=" + filepath.Join(dir, "required.yaml"),
 		"--timeout=60s",
 	}, extra...)
-	cmd := exec.Command(testutil.Bin(t, "crossplane"), args...)
+	cmd := exec.Command(bindtools.Bin(t, "crossplane"), args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -87,13 +88,13 @@ func redactWrapped(t *testing.T, ds []doc) []byte {
 // second render fed the first one's composed resources as observed state
 // (wrapped Objects included) gives an identical desired state.
 func TestCrossplaneClaimRender(t *testing.T) {
-	port := startFunction(t, testutil.Bin(t, "function-bind"))
+	port := startFunction(t, bindtools.Bin(t, "function-bind"))
 	renders := map[string][]doc{}
 	for name, comp := range map[string]string{"native": "composition.yaml", "objects": "composition-objects.yaml"} {
 		t.Run(name, func(t *testing.T) {
 			first := docs(t, claimRender(t, port, "xr.yaml", comp, "--include-function-results"))
 			renders[name] = first
-			golden(t, "claim/"+name+".yaml", redactWrapped(t, docs(t, claimRender(t, port, "xr.yaml", comp, "--include-function-results"))))
+			golden.Check(t, filepath.Join("testdata", "crossplane", "claim/"+name+".yaml"), redactWrapped(t, docs(t, claimRender(t, port, "xr.yaml", comp, "--include-function-results"))))
 
 			for _, d := range unwrapped(first) {
 				k, n := kindName(d)
@@ -144,7 +145,7 @@ func TestCrossplaneClaimRender(t *testing.T) {
 // claim (and no spec.namespace) ends in the function's Fatal result, which
 // crossplane render reports.
 func TestCrossplaneClaimNoNamespace(t *testing.T) {
-	port := startFunction(t, testutil.Bin(t, "function-bind"))
+	port := startFunction(t, bindtools.Bin(t, "function-bind"))
 	b, err := os.ReadFile(filepath.Join(claimDir(t), "xr.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -204,9 +205,9 @@ func TestCrossplaneClaimExampleInStep(t *testing.T) {
 // required DNSRecords, the Compositions, and the function input (against
 // package/function/input).
 func TestCrossplaneClaimValidate(t *testing.T) {
-	root := testutil.RepoRoot(t)
-	xp := testutil.Bin(t, "crossplane")
-	port := startFunction(t, testutil.Bin(t, "function-bind"))
+	root := bindtools.RepoRoot(t)
+	xp := bindtools.Bin(t, "crossplane")
+	port := startFunction(t, bindtools.Bin(t, "function-bind"))
 
 	dir, ext, cache := validateDirs(t, root)
 	if err := os.WriteFile(filepath.Join(ext, "legacy-xrd.yaml"), mustRead(t, filepath.Join(root, "package", "configuration-claim", "xrd.yaml")), 0o644); err != nil {
@@ -260,13 +261,13 @@ func mustRead(t *testing.T, p string) []byte {
 // TestCrossplaneClaimPackage: the claim configuration package builds
 // offline, and its Composition is the example's Object-wrapped one.
 func TestCrossplaneClaimPackage(t *testing.T) {
-	root := testutil.RepoRoot(t)
+	root := bindtools.RepoRoot(t)
 	a := mustRead(t, filepath.Join(root, "package", "configuration-claim", "composition.yaml"))
 	b := mustRead(t, filepath.Join(claimDir(t), "composition-objects.yaml"))
 	if diff := cmp.Diff(string(b), string(a)); diff != "" {
 		t.Errorf("package/configuration-claim/composition.yaml differs from examples/crossplane/claim/composition-objects.yaml:\n%s", diff)
 	}
-	cmd := exec.Command(testutil.Bin(t, "crossplane"), "xpkg", "build", "--package-root=package/configuration-claim",
+	cmd := exec.Command(bindtools.Bin(t, "crossplane"), "xpkg", "build", "--package-root=package/configuration-claim",
 		"-o", filepath.Join(t.TempDir(), "configuration-bind-claim.xpkg"))
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -3,7 +3,6 @@ package test
 import (
 	"archive/tar"
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -19,10 +18,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"sigs.k8s.io/yaml"
 
-	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // crossplaneVersion is the crossplane CLI bin/crossplane is built from
 // (tools/crossplane/go.mod); beta validate's cache is seeded with its CRDs.
@@ -33,7 +31,7 @@ const crossplaneVersion = "v2.1.0"
 // kills it by PID when the test ends.
 func startFunction(t *testing.T, bin string) int {
 	t.Helper()
-	port := testutil.FreePort(t)
+	port := bindtools.FreePort(t)
 	var logs bytes.Buffer
 	cmd := exec.Command(bin, "--insecure", fmt.Sprintf("--address=127.0.0.1:%d", port))
 	cmd.Stdout, cmd.Stderr = &logs, &logs
@@ -65,7 +63,7 @@ func startFunction(t *testing.T, bin string) int {
 // the function on port.
 func crossplaneRender(t *testing.T, port int, extra ...string) []byte {
 	t.Helper()
-	root := testutil.RepoRoot(t)
+	root := bindtools.RepoRoot(t)
 	ex := filepath.Join(root, "examples", "crossplane")
 	args := append([]string{"render",
 		filepath.Join(ex, "xr.yaml"), filepath.Join(ex, "composition.yaml"), filepath.Join(ex, "functions.yaml"),
@@ -73,7 +71,7 @@ func crossplaneRender(t *testing.T, port int, extra ...string) []byte {
 		"--required-resources=" + filepath.Join(ex, "required.yaml"),
 		"--timeout=60s",
 	}, extra...)
-	cmd := exec.Command(testutil.Bin(t, "crossplane"), args...)
+	cmd := exec.Command(bindtools.Bin(t, "crossplane"), args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -147,26 +145,6 @@ func redacted(t *testing.T, ds []doc) []byte {
 	return b.Bytes()
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", "crossplane", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test ./test -run Crossplane -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs from the golden file (-want +got; -update rewrites it):\n%s", p, diff)
-	}
-}
-
 func writeDocs(t *testing.T, path string, ds map[string]doc) {
 	t.Helper()
 	keys := make([]string, 0, len(ds))
@@ -193,9 +171,9 @@ func writeDocs(t *testing.T, path string, ds map[string]doc) {
 // resources as observed state gives an identical desired state (same TSIG
 // material, same serials).
 func TestCrossplaneRender(t *testing.T) {
-	port := startFunction(t, testutil.Bin(t, "function-bind"))
+	port := startFunction(t, bindtools.Bin(t, "function-bind"))
 	first := docs(t, crossplaneRender(t, port, "--include-function-results"))
-	golden(t, "render.yaml", redacted(t, docs(t, crossplaneRender(t, port, "--include-function-results"))))
+	golden.Check(t, filepath.Join("testdata", "crossplane", "render.yaml"), redacted(t, docs(t, crossplaneRender(t, port, "--include-function-results"))))
 
 	observed := filepath.Join(t.TempDir(), "observed.yaml")
 	writeDocs(t, observed, composedDocs(first))
@@ -226,9 +204,9 @@ func TestCrossplaneRender(t *testing.T) {
 // (against the CRDs) and the Composition (against Crossplane's own CRDs,
 // seeded into the cache from the crossplane module the CLI is built from).
 func TestCrossplaneValidate(t *testing.T) {
-	root := testutil.RepoRoot(t)
-	xp := testutil.Bin(t, "crossplane")
-	port := startFunction(t, testutil.Bin(t, "function-bind"))
+	root := bindtools.RepoRoot(t)
+	xp := bindtools.Bin(t, "crossplane")
+	port := startFunction(t, bindtools.Bin(t, "function-bind"))
 	rendered := crossplaneRender(t, port, "--include-full-xr")
 
 	dir, ext, cache := validateDirs(t, root)
@@ -348,10 +326,10 @@ func configData(ds []doc) map[string]any {
 // records as required resources) are byte-identical to what fn-render
 // makes of examples/authoritative through kustomize.
 func TestCrossplaneMatchesFnRender(t *testing.T) {
-	root := testutil.RepoRoot(t)
-	testutil.Bin(t, "fn-render")
-	kustomize := testutil.Bin(t, "kustomize")
-	port := startFunction(t, testutil.Bin(t, "function-bind"))
+	root := bindtools.RepoRoot(t)
+	bindtools.Bin(t, "fn-render")
+	kustomize := bindtools.Bin(t, "kustomize")
+	port := startFunction(t, bindtools.Bin(t, "function-bind"))
 	xp := configData(docs(t, crossplaneRender(t, port)))
 
 	cmd := exec.Command(kustomize, "build", "--enable-alpha-plugins", "--enable-exec", filepath.Join(root, "examples", "kustomize", "authoritative"))
@@ -374,9 +352,9 @@ func TestCrossplaneMatchesFnRender(t *testing.T) {
 // the function binary taken out of the package's embedded runtime image
 // serves crossplane render.
 func TestCrossplanePackage(t *testing.T) {
-	root := testutil.RepoRoot(t)
-	xp := testutil.Bin(t, "crossplane")
-	fnBin := testutil.Bin(t, "function-bind")
+	root := bindtools.RepoRoot(t)
+	xp := bindtools.Bin(t, "crossplane")
+	fnBin := bindtools.Bin(t, "function-bind")
 	dir := t.TempDir()
 	img := filepath.Join(dir, "function-bind.tar")
 	run := func(name string, args ...string) {
@@ -452,7 +430,7 @@ func TestCrossplanePackage(t *testing.T) {
 // TestCrossplaneCompositionCopies: the Composition of the configuration
 // package and of the example are one file.
 func TestCrossplaneCompositionCopies(t *testing.T) {
-	root := testutil.RepoRoot(t)
+	root := bindtools.RepoRoot(t)
 	a, errA := os.ReadFile(filepath.Join(root, "package", "configuration", "composition.yaml"))
 	b, errB := os.ReadFile(filepath.Join(root, "examples", "crossplane", "composition.yaml"))
 	if errA != nil || errB != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/kptdev/krm-functions-sdk/go/fn"
 
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // badFiles are the files of examples/bad, each holding one typical mistake,
@@ -29,7 +30,7 @@ var badFiles = map[string]string{
 // TestKptBadPackage: the real kpt CLI on examples/bad exits non-zero,
 // prints every result with its field path and file, and writes nothing.
 func TestKptBadPackage(t *testing.T) {
-	kpt := testutil.Bin(t, "kpt")
+	kpt := bindtools.Bin(t, "kpt")
 	dir := kptPackage(t, "bad")
 	before := readPackage(t, dir)
 	results := t.TempDir()
@@ -67,8 +68,8 @@ func TestKptBadPackage(t *testing.T) {
 // TestFnValidateAlone: bin/fn-validate on a ResourceList with errors exits
 // non-zero, and every result names the object, the field and the file.
 func TestFnValidateAlone(t *testing.T) {
-	bin := testutil.Bin(t, "fn-validate")
-	root := testutil.RepoRoot(t)
+	bin := bindtools.Bin(t, "fn-validate")
+	root := bindtools.RepoRoot(t)
 	var in bytes.Buffer
 	in.WriteString("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n")
 	var files []string

@@ -12,14 +12,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
-	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 	"git.unkin.net/unkin/bind-fn/internal/xfn"
 )
 
 // TestNoDrift regenerates both XRDs from config/crd and compares them with
 // the committed copies: edit api/, run make generate and go run ./hack/gen-xrd.
 func TestNoDrift(t *testing.T) {
-	root := testutil.RepoRoot(t)
+	root := bindtools.RepoRoot(t)
 	for _, tg := range Targets {
 		want, err := Generate(tg.Config(filepath.Join(root, "config", "crd")))
 		if err != nil {
@@ -53,7 +53,7 @@ func TestSchema(t *testing.T) {
 }
 
 func testSchema(t *testing.T, config func(string) Config) {
-	root := testutil.RepoRoot(t)
+	root := bindtools.RepoRoot(t)
 	cfg := config(filepath.Join(root, "config", "crd"))
 	out, err := Generate(cfg)
 	if err != nil {
@@ -137,7 +137,7 @@ func testSchema(t *testing.T, config func(string) Config) {
 // TestSameSchema: the legacy XRD's spec is the namespaced one's, plus
 // spec.namespace: one schema source, two XRDs.
 func TestSameSchema(t *testing.T) {
-	root := testutil.RepoRoot(t)
+	root := bindtools.RepoRoot(t)
 	spec := func(cfg Config) map[string]any {
 		out, err := Generate(cfg)
 		if err != nil {

@@ -35,8 +35,8 @@ type layerEntry struct {
 	Name    string
 	Type    byte
 	Mode    int64
-	Uid     int
-	Gid     int
+	UID     int
+	GID     int
 	ModTime int64
 	Content string
 }

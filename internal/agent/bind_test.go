@@ -12,6 +12,7 @@ import (
 	"github.com/miekg/dns"
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // primaryDoc is the agent.json of the lab's primary.
@@ -56,7 +57,7 @@ func namedPID(t *testing.T, runDir string) string {
 // config BIND rejects is refused with its file:line while the old config
 // keeps serving, and dynamic RRsets converge by UPDATE.
 func TestRealNamedPrimary(t *testing.T) {
-	requireBIND(t)
+	bindtools.RequireBIND(t)
 	l := newLab(t)
 	res := &fakeResolver{}
 	res.set("lab-1.lab-headless", "127.0.0.2")
@@ -100,13 +101,13 @@ func TestRealNamedPrimary(t *testing.T) {
 		if diff := cmp.Diff([]string{"ns.dyn.test."}, answers(l.addr(), "dyn.test", dns.TypeNS)); diff != "" {
 			t.Errorf("apex NS changed (-want +got):\n%s", diff)
 		}
-		if got := a.State().Metric(`bindfn_agent_update_rrsets_total{op="delete"}`); got < 1 {
+		if got := value(a.State().Metrics().UpdatedRRsets.WithLabelValues(opDelete)); got < 1 {
 			t.Errorf("update_rrsets_total{op=delete} = %v, want >= 1", got)
 		}
 	})
 
 	t.Run("SwapAppliedWithoutRestart", func(t *testing.T) {
-		before := a.State().Metric(`bindfn_agent_reloads_total{kind="reload"}`)
+		before := value(a.State().Metrics().Reloads.WithLabelValues(kindReload))
 		extra := "zone \"added.test\" {\n\ttype primary;\n\tfile \"" + filepath.Join(l.zonesDir, "0", "added.test.zone") + "\";\n};"
 		l.writeZones(l.zoneFiles(2, "192.0.2.20"))
 		l.writeConfig(l.fixture(layout.NamedConfPrimary, map[string]string{"@EXTRA@": extra}), secondary, l.primaryDoc([]string{
@@ -126,16 +127,16 @@ func TestRealNamedPrimary(t *testing.T) {
 			t.Errorf("named restarted: pid %s, was %s", got, pid)
 		}
 		waitFor(t, 2*time.Second, "reloads_total{kind=reload} counted", func() bool {
-			return a.State().Metric(`bindfn_agent_reloads_total{kind="reload"}`) > before
+			return value(a.State().Metrics().Reloads.WithLabelValues(kindReload)) > before
 		})
 	})
 
 	t.Run("PeerChangeReconfigures", func(t *testing.T) {
-		before := a.State().Metric(`bindfn_agent_peer_changes_total`)
+		before := value(a.State().Metrics().PeerChanges)
 		res.set("lab-1.lab-headless", "127.0.0.3")
 		waitFor(t, 5*time.Second, "servers.conf rewritten", func() bool {
 			b, _ := os.ReadFile(filepath.Join(l.runDir, layout.ServersInclude))
-			return strings.Contains(string(b), "127.0.0.3 key") && a.State().Metric(`bindfn_agent_peer_changes_total`) > before
+			return strings.Contains(string(b), "127.0.0.3 key") && value(a.State().Metrics().PeerChanges) > before
 		})
 		// The main loop writes, then applies: an apply ending after now includes the new list.
 		seen := time.Now()
@@ -156,7 +157,7 @@ func TestRealNamedPrimary(t *testing.T) {
 		if !strings.HasSuffix(e.File, layout.NamedConfPrimary) || e.Line == 0 || !strings.Contains(e.Message, "bogus-option") {
 			t.Errorf("lastError = %+v, want checkconf's file:line about bogus-option", e)
 		}
-		if got := a.State().Metric(`bindfn_agent_reload_failures_total{stage="checkconf"}`); got < 1 {
+		if got := value(a.State().Metrics().ReloadFailures.WithLabelValues(stageCheckconf)); got < 1 {
 			t.Errorf("reload_failures_total{stage=checkconf} = %v, want >= 1", got)
 		}
 		if !strings.Contains(l.logs.String(), "bogus-option") {
@@ -179,7 +180,7 @@ func TestRealNamedPrimary(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Errorf("agent stopped with %v", err)
 	}
-	if a.State().Metric("bindfn_agent_named_up") != 0 {
+	if value(a.State().Metrics().NamedUp) != 0 {
 		t.Error("named_up still 1 after stop")
 	}
 }
@@ -188,7 +189,7 @@ func TestRealNamedPrimary(t *testing.T) {
 // secondary waits for its primaries list to resolve before starting named,
 // transfers by key, and follows a dynamic change by keyed NOTIFY.
 func TestRealNamedSecondary(t *testing.T) {
-	requireBIND(t)
+	bindtools.RequireBIND(t)
 	p, s := newLab(t), newLab(t)
 	pres, sres := &fakeResolver{}, &fakeResolver{}
 	pres.set("lab-1.lab-headless", "127.0.0.1")

@@ -19,6 +19,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
 )
 
 func readBindStats(t *testing.T, name string) []byte {
@@ -57,7 +60,7 @@ func TestWriteBindMetrics(t *testing.T) {
 				}
 			}
 			got := bindText(doc)
-			golden(t, "bindstats-"+strings.ToLower(name)+".prom", []byte(got))
+			golden.Check(t, filepath.Join("testdata", "golden", "bindstats-"+strings.ToLower(name)+".prom"), []byte(got))
 			checkExposition(t, got)
 		})
 	}
@@ -239,7 +242,7 @@ func TestBindStatsFetch(t *testing.T) {
 // TestRealNamedBindStats scrapes the agent's /metrics over a real named
 // with statistics-channels on a free loopback port.
 func TestRealNamedBindStats(t *testing.T) {
-	requireBIND(t)
+	bindtools.RequireBIND(t)
 	l := newLab(t)
 	res := &fakeResolver{}
 	res.set("lab-1.lab-headless", "127.0.0.2")
@@ -338,7 +341,7 @@ func TestBindStatsFlag(t *testing.T) {
 // agent's own metrics.
 func TestMetricsWithBindDown(t *testing.T) {
 	s := NewState(RolePrimary, 0)
-	s.Set("bindfn_agent_ready", 1)
+	s.Metrics().Ready.Set(1)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

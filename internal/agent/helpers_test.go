@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"github.com/prometheus/client_golang/prometheus"
+	promtest "github.com/prometheus/client_golang/prometheus/testutil"
+
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -10,7 +13,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,41 +24,8 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/agent/kubeletdir"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
-
-// requireBIND fails the test when BIND's tools are missing, unless
-// BINDFN_SKIP_BIND=1 asks to skip.
-func requireBIND(t *testing.T) {
-	t.Helper()
-	if os.Getenv("BINDFN_SKIP_BIND") == "1" {
-		t.Skip("BINDFN_SKIP_BIND=1")
-	}
-	for _, b := range []string{"named", "named-checkconf", "rndc"} {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Fatalf("%s is missing (install Debian's bind9 bind9-utils, or set BINDFN_SKIP_BIND=1): %v", b, err)
-		}
-	}
-}
-
-// freePort returns a port free for both TCP and UDP on 127.0.0.1.
-func freePort(t *testing.T) int {
-	t.Helper()
-	for range 50 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		u, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", port))
-		l.Close()
-		if err == nil {
-			u.Close()
-			return port
-		}
-	}
-	t.Fatal("no free port")
-	return 0
-}
 
 // syncBuffer collects logs from goroutines; dumped when a test fails.
 type syncBuffer struct {
@@ -125,9 +94,9 @@ func newLab(t *testing.T) *lab {
 		keysDir:   filepath.Join(root, "keys"),
 		runDir:    filepath.Join(root, "run"),
 		dataDir:   filepath.Join(root, "data"),
-		port:      freePort(t),
-		rndcPort:  freePort(t),
-		statsPort: freePort(t),
+		port:      bindtools.FreePort(t),
+		rndcPort:  bindtools.FreePort(t),
+		statsPort: bindtools.FreePort(t),
 		secret:    base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef")),
 		logs:      &syncBuffer{},
 	}
@@ -279,3 +248,6 @@ func answers(addr, name string, typ uint16) []string {
 	}
 	return out
 }
+
+// value is a metric's current value.
+func value(c prometheus.Collector) float64 { return promtest.ToFloat64(c) }

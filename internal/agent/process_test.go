@@ -75,7 +75,7 @@ func TestNamedSupervision(t *testing.T) {
 			case tc.wantCode >= 0 && (!errors.As(err2, &ne) || ne.Code != tc.wantCode):
 				t.Errorf("%s: Run = %v, want named exit %d", tc.reason, err2, tc.wantCode)
 			}
-			if a.State().Metric("bindfn_agent_named_up") != 0 {
+			if value(a.State().Metrics().NamedUp) != 0 {
 				t.Errorf("%s: named_up still 1", tc.reason)
 			}
 		})

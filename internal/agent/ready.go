@@ -54,12 +54,12 @@ func LoadViewKeys(views []layout.ViewKey) (map[string]Key, error) {
 	return keys, errors.Join(errs...)
 }
 
-// Unready returns the zones that are not loaded, as "zone" or "zone/view", in input order.
-func (z ZoneChecker) Unready(ctx context.Context, zones []layout.ZoneRef) []string {
-	var out []string
+// Unready returns the zones that are not loaded, in input order.
+func (z ZoneChecker) Unready(ctx context.Context, zones []layout.ZoneRef) []layout.ZoneRef {
+	var out []layout.ZoneRef
 	for _, ref := range zones {
 		if err := z.Check(ctx, ref); err != nil {
-			out = append(out, zoneID(ref))
+			out = append(out, ref)
 		}
 	}
 	return out
@@ -208,3 +208,70 @@ func SOASerial(ctx context.Context, addr, zone string, k *Key, timeout time.Dura
 
 // serialBehind reports a < b in RFC 1982 serial arithmetic.
 func serialBehind(a, b uint32) bool { return a != b && int32(b-a) > 0 }
+
+// readiness tracks whether every zone of the role is loaded. Until all are,
+// it re-checks the zones not yet loaded every ReadyInterval; then it sweeps
+// every zone every ReadyRecheck. An applied change (new zones, a reload)
+// starts a new sweep at once.
+func (a *Agent) readiness(ctx context.Context) {
+	var pending []layout.ZoneRef // zones to check on the fast cadence
+	full := true
+	var keyErr string
+	for {
+		cfg := a.config()
+		zones := cfg.SecondaryZones
+		if a.role == RolePrimary {
+			zones = cfg.PrimaryZones
+		}
+		keys, err := LoadViewKeys(cfg.Views)
+		if msg := fmt.Sprint(err); err != nil && msg != keyErr {
+			a.log.Warn("cannot load view keys for readiness; those views are checked with rndc", "err", err)
+			keyErr = msg
+		} else if err == nil {
+			keyErr = ""
+		}
+		chk := ZoneChecker{Addr: a.opt.DNSAddr, RNDC: a.rndc, Keys: keys}
+		if full {
+			pending = zones
+		}
+		still := chk.Unready(ctx, pending)
+		var unready []string
+		for _, ref := range still {
+			unready = append(unready, zoneID(ref))
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		pending, full = still, false
+		ready := len(unready) == 0
+		a.state.Update(func(s *Status) { s.Ready, s.Unready = ready, unready })
+		v := 0.0
+		if ready {
+			v = 1
+		}
+		a.state.metrics.Ready.Set(v)
+		wait := a.opt.ReadyInterval
+		if ready {
+			wait = a.opt.ReadyRecheck
+			full = true
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-a.readyKick:
+			full = true
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// kickReadiness makes the readiness loop sweep every zone now.
+func (a *Agent) kickReadiness() {
+	select {
+	case a.readyKick <- struct{}{}:
+	default:
+	}
+}

@@ -73,7 +73,7 @@ func TestZoneChecker(t *testing.T) {
 		})
 	}
 	got := chk.Unready(context.Background(), []layout.ZoneRef{{Zone: "view.test", View: "ext"}, {Zone: "missing.test", View: "ext"}, {Zone: "plain.test"}})
-	if diff := cmp.Diff([]string{"missing.test/ext"}, got); diff != "" {
+	if diff := cmp.Diff([]layout.ZoneRef{{Zone: "missing.test", View: "ext"}}, got); diff != "" {
 		t.Errorf("Unready (-want +got):\n%s", diff)
 	}
 	if s, err := SOASerial(context.Background(), addr, "view.test", &key, time.Second); err != nil || s != 7 {

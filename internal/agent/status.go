@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -54,30 +53,11 @@ type Convergence struct {
 	Time      time.Time `json:"time"`
 }
 
-// metrics are hand-written in the Prometheus text format (no dependency).
-type metrics struct {
-	counters map[string]float64 // full series name with labels -> value
-	gauges   map[string]float64
-}
-
-var metricHelp = map[string][2]string{
-	"bindfn_agent_reloads_total":                   {"counter", "Config or zone changes applied to named (kind=reconfig|reload)."},
-	"bindfn_agent_reload_failures_total":           {"counter", "Changes not applied (stage=checkconf|rndc|prepare)."},
-	"bindfn_agent_peer_changes_total":              {"counter", "Times the resolved server lists changed."},
-	"bindfn_agent_update_convergence_total":        {"counter", "Dynamic zone convergence passes (result=ok|error)."},
-	"bindfn_agent_update_rrsets_total":             {"counter", "RRsets written by UPDATE (op=replace|delete)."},
-	"bindfn_agent_update_convergence_last_seconds": {"gauge", "Duration of the last convergence pass."},
-	"bindfn_agent_named_up":                        {"gauge", "1 while named runs."},
-	"bindfn_agent_ready":                           {"gauge", "1 when every zone of the pod's role is loaded."},
-	"bindfn_agent_config_error":                    {"gauge", "1 while the mounted config is rejected and not applied."},
-	"bindfn_agent_last_apply_timestamp_seconds":    {"gauge", "Unix time of the last applied change."},
-}
-
 // State is the agent's shared, locked view for the HTTP endpoints.
 type State struct {
-	mu sync.Mutex
-	st Status
-	m  metrics
+	mu      sync.Mutex
+	st      Status
+	metrics *Metrics
 	// extra appends more metrics after the agent's own (BIND's statistics);
 	// set before serving.
 	extra func(ctx context.Context, w *strings.Builder)
@@ -93,18 +73,7 @@ func (s *State) SetExtraMetrics(f func(ctx context.Context, w *strings.Builder))
 
 // NewState returns an empty state for role.
 func NewState(role Role, ordinal int) *State {
-	s := &State{st: Status{Role: role, Ordinal: ordinal, Peers: []PeerStatus{}}}
-	s.m.counters = map[string]float64{}
-	s.m.gauges = map[string]float64{}
-	for _, g := range []string{"bindfn_agent_named_up", "bindfn_agent_ready", "bindfn_agent_config_error"} {
-		s.m.gauges[g] = 0
-	}
-	for _, c := range []string{`bindfn_agent_reloads_total{kind="reconfig"}`, `bindfn_agent_reloads_total{kind="reload"}`,
-		`bindfn_agent_reload_failures_total{stage="checkconf"}`, `bindfn_agent_reload_failures_total{stage="rndc"}`,
-		`bindfn_agent_reload_failures_total{stage="prepare"}`, `bindfn_agent_peer_changes_total`,
-		`bindfn_agent_update_convergence_total{result="ok"}`, `bindfn_agent_update_convergence_total{result="error"}`} {
-		s.m.counters[c] = 0
-	}
+	s := &State{st: Status{Role: role, Ordinal: ordinal, Peers: []PeerStatus{}}, metrics: newMetrics()}
 	return s
 }
 
@@ -129,61 +98,12 @@ func (s *State) Snapshot() Status {
 	return st
 }
 
-// Inc adds d to a counter series.
-func (s *State) Inc(series string, d float64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.m.counters[series] += d
-}
+// Metrics returns the agent's metrics.
+func (s *State) Metrics() *Metrics { return s.metrics }
 
-// Set sets a gauge series.
-func (s *State) Set(series string, v float64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.m.gauges[series] = v
-}
-
-// Metric returns a series' value (counters, then gauges).
-func (s *State) Metric(series string) float64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if v, ok := s.m.counters[series]; ok {
-		return v
-	}
-	return s.m.gauges[series]
-}
-
-// WriteMetrics writes the Prometheus text exposition, sorted.
+// WriteMetrics writes the agent's metrics in the Prometheus text format.
 func (s *State) WriteMetrics(w *strings.Builder) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	all := map[string]float64{}
-	for k, v := range s.m.counters {
-		all[k] = v
-	}
-	for k, v := range s.m.gauges {
-		all[k] = v
-	}
-	byName := map[string][]string{}
-	for series := range all {
-		name, _, _ := strings.Cut(series, "{")
-		byName[name] = append(byName[name], series)
-	}
-	names := make([]string, 0, len(byName))
-	for n := range byName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if h, ok := metricHelp[n]; ok {
-			fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", n, h[1], n, h[0])
-		}
-		series := byName[n]
-		sort.Strings(series)
-		for _, sr := range series {
-			fmt.Fprintf(w, "%s %g\n", sr, all[sr])
-		}
-	}
+	_ = s.metrics.write(w) // a strings.Builder does not fail; the metrics are fixed
 }
 
 // Handler serves /metrics, /status, /readyz and /healthz.
@@ -222,7 +142,7 @@ func (s *State) Handler() http.Handler {
 		fmt.Fprintln(w, "ok")
 	})
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		if s.Metric("bindfn_agent_named_up") != 1 {
+		if gaugeValue(s.metrics.NamedUp) != 1 {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintln(w, "named is not running")
 			return

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"flag"
 	"io"
 	"net"
 	"net/http/httptest"
@@ -18,26 +17,8 @@ import (
 	"github.com/miekg/dns"
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", p, diff)
-	}
-}
 
 func TestOrdinal(t *testing.T) {
 	cases := map[string]struct {
@@ -111,7 +92,7 @@ func TestServersConf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "servers.conf", []byte(got))
+	golden.Check(t, filepath.Join("testdata", "golden", "servers.conf"), []byte(got))
 }
 
 func TestKeys(t *testing.T) {
@@ -378,7 +359,7 @@ func TestStateEndpoints(t *testing.T) {
 	if code, body := get("/readyz"); code != 503 || !strings.Contains(body, "hidden primary") {
 		t.Errorf("/readyz on a hidden primary = %d %q", code, body)
 	}
-	s.Inc(`bindfn_agent_reloads_total{kind="reconfig"}`, 2)
+	s.Metrics().Reloads.WithLabelValues(kindReconfig).Add(2)
 	_, body := get("/metrics")
 	for _, want := range []string{
 		"# TYPE bindfn_agent_reloads_total counter",
@@ -478,7 +459,7 @@ func TestRunOnce(t *testing.T) {
 	if got := read(filepath.Join(l.runDir, layout.ActiveConf)); got != "# primary\n" {
 		t.Errorf("active config = %q, want the primary's", got)
 	}
-	golden(t, "once-servers.conf", []byte(read(filepath.Join(l.runDir, layout.ServersInclude))))
+	golden.Check(t, filepath.Join("testdata", "golden", "once-servers.conf"), []byte(read(filepath.Join(l.runDir, layout.ServersInclude))))
 	if k, err := FindKey(read(filepath.Join(l.runDir, "keys", "upd-tsig.conf")), "upd"); err != nil || k.Secret != l.secret {
 		t.Errorf("imported key include: %+v, %v", k, err)
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/kptdev/krm-functions-sdk/go/fn"
-	"sigs.k8s.io/yaml"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
@@ -46,15 +45,22 @@ type Processor struct {
 
 var _ fn.ResourceListProcessor = &Processor{}
 
-// Process implements fn.ResourceListProcessor. It returns false, with
-// results, when any result is an error; the items are then left unchanged.
+// Process implements fn.ResourceListProcessor (the SDK's path, for input
+// the cutter in cut.go does not take). It returns false, with results, when
+// any result is an error; the items are then left unchanged.
 func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
-	in, inputs, prevIdx, rs := split(rl)
-	r := p.Rand
-	if r == nil {
-		r = rand.Reader
+	var in pipeline.Input
+	var rs diag.Results
+	roles := make([]role, len(rl.Items))
+	for i, o := range rl.Items {
+		h := headerOf(o)
+		roles[i] = classify(&in, &rs, &h, func() ([]byte, error) { return decodeJSON([]byte(o.String())) })
 	}
-	objs, prs := pipeline.Run(in, render.Options{Rand: r})
+	if fc := rl.FunctionConfig; fc != nil {
+		h := headerOf(fc)
+		addFunctionConfig(&in, &h, func() ([]byte, error) { return decodeJSON([]byte(fc.String())) })
+	}
+	objs, prs := pipeline.Run(in, render.Options{Rand: p.rand()})
 	rs = append(rs, prs...)
 	// Results describe this run only: a ResourceList that carries the
 	// results of an earlier run (our own output fed back) must not pile up.
@@ -70,12 +76,14 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 	}
 	var items fn.KubeObjects
 	for i, o := range rl.Items {
-		if prevIdx[i] {
+		switch roles[i] {
+		case previousOutput:
 			continue // replaced by this render
-		}
-		if inputs[i] && !o.IsLocalConfig() {
-			if err := o.SetAnnotation(fn.KptLocalConfig, "true"); err != nil {
-				return false, err
+		case input:
+			if !o.IsLocalConfig() {
+				if err := o.SetAnnotation(fn.KptLocalConfig, "true"); err != nil {
+					return false, err
+				}
 			}
 		}
 		items = append(items, o)
@@ -91,51 +99,78 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 	return true, nil
 }
 
-// split sorts the items into bind.unkin.net inputs, previous output, and the
-// rest (passed through untouched).
-func split(rl *fn.ResourceList) (pipeline.Input, map[int]bool, map[int]bool, diag.Results) {
-	var in pipeline.Input
-	var rs diag.Results
-	inputs, prev := map[int]bool{}, map[int]bool{}
-	for i, o := range rl.Items {
-		src := source(o)
-		switch {
-		case model.IsGroup(o.GetAPIVersion()):
-			js, err := yaml.YAMLToJSON([]byte(o.String()))
-			if err != nil {
-				rs.Errorf(src, "", "cannot read object: %v", err)
-				continue
-			}
-			in.Items = append(in.Items, model.Item{Source: src, JSON: js})
-			inputs[i] = true
-		case o.GetLabel(managedByLabel) == objects.ManagedBy:
-			prev[i] = true
-			po := render.PrevObject{Src: src, Kind: o.GetKind(), Annotations: o.GetAnnotations()}
-			switch o.GetKind() {
-			case "Secret":
-				js, err := yaml.YAMLToJSON([]byte(o.String()))
-				if err == nil {
-					po.Data, err = render.SecretData(js)
-				}
-				if err != nil {
-					rs.Warnf(src, "data", "cannot read previous Secret (%v): its key material will be regenerated", err)
-					continue
-				}
-			}
-			in.Previous = append(in.Previous, po)
-		}
+func (p *Processor) rand() io.Reader {
+	if p.Rand == nil {
+		return rand.Reader
 	}
-	if fc := rl.FunctionConfig; fc != nil && model.IsGroup(fc.GetAPIVersion()) {
-		js, err := yaml.YAMLToJSON([]byte(fc.String()))
-		if err == nil {
-			in.Items = append(in.Items, model.Item{Source: source(fc), JSON: js})
-		}
-	}
-	return in, inputs, prev, rs
+	return p.Rand
 }
 
-func source(o *fn.KubeObject) diag.Source {
-	return sourceOf(diag.ObjectRef{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}, o.GetAnnotations())
+// role is what the function does with an item.
+type role int
+
+const (
+	// passThrough: not ours; written back as it came.
+	passThrough role = iota
+	// input: a bind.unkin.net object, read by the model; marked
+	// local-config after a render.
+	input
+	// previousOutput: an object an earlier render made (our managed-by
+	// label), replaced by this render; its Secrets' keys are reused.
+	previousOutput
+)
+
+// classify is the one place that sorts an item, for both paths: a
+// bind.unkin.net input goes into in.Items, the previous output into
+// in.Previous, anything else passes through. js gives the item's JSON; it
+// is called only for inputs and previous Secrets.
+func classify(in *pipeline.Input, rs *diag.Results, h *header, js func() ([]byte, error)) role {
+	src := h.source()
+	switch {
+	case model.IsGroup(h.APIVersion):
+		b, err := js()
+		if err != nil {
+			rs.Errorf(src, fieldOf(err), "cannot read object: %v", err)
+			return input
+		}
+		in.Items = append(in.Items, model.Item{Source: src, JSON: b})
+		return input
+	case h.Metadata.Labels[managedByLabel] == objects.ManagedBy:
+		po := render.PrevObject{Src: src, Kind: h.Kind, Annotations: h.Metadata.Annotations}
+		if h.Kind == "Secret" {
+			b, err := js()
+			if err == nil {
+				po.Data, err = render.SecretData(b)
+			}
+			if err != nil {
+				rs.Warnf(src, "data", "cannot read previous Secret (%v): its key material will be regenerated", err)
+				return previousOutput
+			}
+		}
+		in.Previous = append(in.Previous, po)
+		return previousOutput
+	}
+	return passThrough
+}
+
+// addFunctionConfig reads a bind.unkin.net functionConfig as one more input
+// (an unreadable one is ignored, as the SDK ignores it).
+func addFunctionConfig(in *pipeline.Input, h *header, js func() ([]byte, error)) {
+	if !model.IsGroup(h.APIVersion) {
+		return
+	}
+	if b, err := js(); err == nil {
+		in.Items = append(in.Items, model.Item{Source: h.source(), JSON: b})
+	}
+}
+
+// headerOf is the header of an object the SDK parsed.
+func headerOf(o *fn.KubeObject) header {
+	var h header
+	h.APIVersion, h.Kind = o.GetAPIVersion(), o.GetKind()
+	h.Metadata.Name, h.Metadata.Namespace = o.GetName(), o.GetNamespace()
+	h.Metadata.Labels, h.Metadata.Annotations = o.GetLabels(), o.GetAnnotations()
+	return h
 }
 
 // sourceOf is where an object came from, by the annotations the

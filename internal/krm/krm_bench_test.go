@@ -11,8 +11,8 @@ import (
 )
 
 // BenchmarkProcessor is fn-render and fn-validate in process: ResourceList
-// bytes in, ResourceList bytes out, through the streaming codec the binaries
-// use (stream) and through the SDK's fn.Run (sdk), for comparison.
+// bytes in, ResourceList bytes out, through the cutting codec the binaries
+// use (cut) and through the SDK's fn.Run (sdk), for comparison.
 func BenchmarkProcessor(b *testing.B) {
 	for _, mode := range []struct {
 		name string
@@ -20,14 +20,14 @@ func BenchmarkProcessor(b *testing.B) {
 	}{{"render", krm.RenderMode}, {"validate", krm.ValidateMode}} {
 		for _, n := range gen.BenchSizes {
 			in := gen.Generate(gen.BenchOptions(n)).ResourceList()
-			for _, path := range []string{"stream", "sdk"} {
+			for _, path := range []string{"cut", "sdk"} {
 				b.Run(mode.name+"/"+path+"/"+gen.BenchName(n), func(b *testing.B) {
 					b.ReportAllocs()
 					b.SetBytes(int64(len(in)))
 					for b.Loop() {
 						p := &krm.Processor{Mode: mode.mode, Rand: &testutil.DetRand{}}
 						var err error
-						if path == "stream" {
+						if path == "cut" {
 							_, err = p.Run(in)
 						} else {
 							_, err = fn.Run(fn.ResourceListProcessorFunc(p.Process), in)

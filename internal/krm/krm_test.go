@@ -116,3 +116,45 @@ func TestIdempotent(t *testing.T) {
 		t.Errorf("second run changed the output:\n%s", diff)
 	}
 }
+
+// TestDuplicateField: a key set twice in an input is a located error on
+// both paths (the cutter and the SDK's), not a silent last-one-wins; a
+// duplicate in an object that is not ours is passed through untouched.
+func TestDuplicateField(t *testing.T) {
+	in := read(t, "duplicate.yaml")
+	want := loc{"BindZone", "example-com", "spec.records", "zones.yaml", `duplicate field "records"`}
+	paths := map[string]func(p *krm.Processor) ([]byte, error){
+		"cut": func(p *krm.Processor) ([]byte, error) { return p.Run(in) },
+		"sdk": func(p *krm.Processor) ([]byte, error) {
+			return fn.Run(fn.ResourceListProcessorFunc(p.Process), in)
+		},
+	}
+	for name, run := range paths {
+		for _, mode := range []krm.Mode{krm.RenderMode, krm.ValidateMode} {
+			out, err := run(&krm.Processor{Mode: mode, Rand: &testutil.DetRand{}})
+			if err == nil {
+				t.Errorf("%s mode %d: want a failure", name, mode)
+			}
+			rl, perr := fn.ParseResourceList(out)
+			if perr != nil {
+				t.Fatalf("%s: cannot parse output: %v\n%s", name, perr, out)
+			}
+			var got []loc
+			for _, r := range rl.Results {
+				if r.Severity != fn.Error || r.ResourceRef == nil || r.Field == nil || r.File == nil {
+					continue
+				}
+				l := loc{r.ResourceRef.Kind, r.ResourceRef.Name, r.Field.Path, r.File.Path, want.Fragment}
+				if strings.Contains(r.Message, want.Fragment) {
+					got = append(got, l)
+				}
+			}
+			if diff := cmp.Diff([]loc{want}, got); diff != "" {
+				t.Errorf("%s mode %d: duplicate-field results (-want +got):\n%s\nall: %v", name, mode, diff, rl.Results)
+			}
+			if len(rl.Items) != 3 {
+				t.Errorf("%s mode %d: %d items, want the 3 inputs unchanged", name, mode, len(rl.Items))
+			}
+		}
+	}
+}

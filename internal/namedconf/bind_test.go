@@ -10,19 +10,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // checkconf runs `named-checkconf -p` on conf and returns its output. The
-// test fails when BIND is not installed, unless BINDFN_SKIP_BIND=1.
+// test fails when BIND is not installed, unless BINDFN_SKIP_BIND=1
+// (bindtools.BINDPath).
 func checkconf(t *testing.T, conf []byte) (string, error) {
 	t.Helper()
-	bin, err := exec.LookPath("named-checkconf")
-	if err != nil {
-		if os.Getenv("BINDFN_SKIP_BIND") == "1" {
-			t.Skip("named-checkconf not installed and BINDFN_SKIP_BIND=1")
-		}
-		t.Fatalf("named-checkconf not found (install bind9-utils, or set BINDFN_SKIP_BIND=1): %v", err)
-	}
+	bin := bindtools.BINDPath(t, "named-checkconf")
 	path := filepath.Join(t.TempDir(), "named.conf")
 	if err := os.WriteFile(path, conf, 0o644); err != nil {
 		t.Fatal(err)

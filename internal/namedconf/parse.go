@@ -53,22 +53,6 @@ type token struct {
 	pos  Pos
 }
 
-func (t token) describe() string {
-	switch t.kind {
-	case tEOF:
-		return "end of text"
-	case tOpen:
-		return "'{'"
-	case tClose:
-		return "'}'"
-	case tSemi:
-		return "';'"
-	case tQuoted:
-		return fmt.Sprintf("string %q", t.text)
-	}
-	return fmt.Sprintf("%q", t.text)
-}
-
 type parser struct {
 	lx     lexer
 	peeked *token

@@ -1,16 +1,14 @@
 package namedconf
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
+)
 
 // sampleFile is the golden rendering: every shape the writer produces.
 func sampleFile() *File {
@@ -63,22 +61,7 @@ func TestBytesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Bytes(): %v", err)
 	}
-	golden := filepath.Join("testdata", "golden", "sample.conf")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("read golden (run go test -update): %v", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("Bytes(): -want +got:\n%s", diff)
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", "sample.conf"), got)
 	again, _ := sampleFile().Bytes()
 	if string(again) != string(got) {
 		t.Errorf("Bytes() is not deterministic")

@@ -2,12 +2,8 @@ package objects
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -16,8 +12,6 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func src(name string) diag.Source {
 	return diag.Source{Ref: diag.ObjectRef{APIVersion: "bind.unkin.net/v1alpha1", Kind: "BindCluster", Namespace: "dns-system", Name: name}, File: "cluster.yaml"}
@@ -108,28 +102,6 @@ func hiddenCluster() *model.Cluster {
 	return &model.Cluster{Src: src("hidden"), Name: "hidden", Namespace: "dns-system",
 		Spec:  defaulted(v1alpha1.BindClusterSpec{Replicas: 3, HiddenPrimary: true}),
 		Views: []*model.View{{Name: ""}}}
-}
-
-// golden compares got with testdata/<name>, rewriting it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("cannot read golden file (run go test -update): %v", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s: -want +got (run go test -update to accept):\n%s", p, diff)
-	}
 }
 
 // docs renders objects as one multi-document YAML stream.

@@ -16,6 +16,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
 )
 
 func TestGolden(t *testing.T) {
@@ -101,7 +102,7 @@ func TestGolden(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Log(tc.reason)
-			golden(t, name, docs(t, tc.objs()...))
+			golden.Check(t, filepath.Join("testdata", name), docs(t, tc.objs()...))
 		})
 	}
 }

@@ -1,14 +1,10 @@
 package render_test
 
 import (
-	"bytes"
-	"flag"
 	"fmt"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
@@ -21,9 +17,9 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // scenario is one input package and the golden directory of its render.
 type scenario struct {
@@ -34,7 +30,7 @@ type scenario struct {
 // scenarios: the bundled examples plus the cases under testdata/cases.
 func scenarios(t *testing.T) map[string]scenario {
 	t.Helper()
-	root := testutil.RepoRoot(t)
+	root := bindtools.RepoRoot(t)
 	out := map[string]scenario{}
 	for _, ex := range []string{"authoritative", "resolver"} {
 		out["example-"+ex] = scenario{input: filepath.Join(root, "examples", ex), golden: filepath.Join("testdata", "example-"+ex)}
@@ -83,45 +79,9 @@ func TestGolden(t *testing.T) {
 	for name, sc := range scenarios(t) {
 		t.Run(name, func(t *testing.T) {
 			got := files(t, run(t, testutil.ReadItems(t, sc.input), nil))
-			if *update {
-				_ = os.RemoveAll(sc.golden)
-				for p, b := range got {
-					testutil.WriteFile(t, filepath.Join(sc.golden, p), b)
-				}
-				return
-			}
-			want := map[string][]byte{}
-			err := filepath.Walk(sc.golden, func(p string, info os.FileInfo, err error) error {
-				if err != nil || info.IsDir() {
-					return err
-				}
-				b, err := os.ReadFile(p)
-				rel, _ := filepath.Rel(sc.golden, p)
-				want[rel] = b
-				return err
-			})
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/render -update to create the golden files)", err)
-			}
-			if diff := cmp.Diff(keys(want), keys(got)); diff != "" {
-				t.Errorf("rendered files differ from %s (-want +got):\n%s", sc.golden, diff)
-			}
-			for p, w := range want {
-				if g, ok := got[p]; ok && !bytes.Equal(w, g) {
-					t.Errorf("%s differs from golden (-want +got):\n%s", p, cmp.Diff(string(w), string(g)))
-				}
-			}
+			golden.CheckDir(t, sc.golden, got)
 		})
 	}
-}
-
-func keys(m map[string][]byte) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // TestDeterministic: shuffled input gives the same bytes, and rendering the
@@ -205,14 +165,14 @@ func TestNoForeignAddresses(t *testing.T) {
 // TestCheckConf runs the real named-checkconf -z over both roles of every
 // cluster, with the files laid out where the pod mounts them.
 func TestCheckConf(t *testing.T) {
-	testutil.RequireBIND(t)
+	bindtools.RequireBIND(t)
 	for name, sc := range scenarios(t) {
 		t.Run(name, func(t *testing.T) {
 			for cname, c := range testutil.Clusters(t, run(t, testutil.ReadItems(t, sc.input), nil)) {
 				root := t.TempDir()
 				testutil.LayPod(t, root, c)
 				for _, f := range []string{layout.NamedConfPrimary, layout.NamedConfSecondary} {
-					out, err := testutil.CheckConf(t, root, layout.ConfigFile(f))
+					out, err := bindtools.NamedCheckconf(t, root, layout.ConfigFile(f))
 					if err != nil {
 						t.Errorf("cluster %s %s: named-checkconf -z failed: %v\n%s", cname, f, err, out)
 					}

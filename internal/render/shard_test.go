@@ -18,6 +18,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
@@ -50,7 +51,7 @@ var includeLine = regexp.MustCompile(`(?m)^\$INCLUDE (\S+)\n`)
 // parts joined by $INCLUDE of their mounted paths, and BIND loads the
 // result from the pod's files (named-checkzone and named-checkconf -z).
 func TestShardLargeZone(t *testing.T) {
-	testutil.RequireBIND(t)
+	bindtools.RequireBIND(t)
 	const records = 30000
 	items := genItems(t, gen.Options{Zones: 1, Records: records, Seed: 7}, nil)
 	objs, rs := pipeline.Run(pipeline.Input{Items: items}, render.Options{Rand: &testutil.DetRand{}})
@@ -123,17 +124,17 @@ func TestShardLargeZone(t *testing.T) {
 	if bytes.Contains(whole, []byte("$INCLUDE")) {
 		t.Errorf("a part includes another part")
 	}
-	out, err := testutil.Offline(t, testutil.BINDPath(t, "named-checkzone"), "-t", root, "-i", "local", zone, mainFile).CombinedOutput()
+	out, err := bindtools.Offline(t, bindtools.BINDPath(t, "named-checkzone"), "-t", root, "-i", "local", zone, mainFile).CombinedOutput()
 	if err != nil {
 		t.Fatalf("named-checkzone on the split zone: %v\n%s", err, out)
 	}
 	wholeFile := filepath.Join(t.TempDir(), "whole.db")
 	testutil.WriteFile(t, wholeFile, whole)
-	if out, err := testutil.CheckZone(t, zone, wholeFile); err != nil {
+	if out, err := bindtools.NamedCheckzone(t, zone, wholeFile); err != nil {
 		t.Fatalf("named-checkzone on the reassembled zone: %v\n%s", err, out)
 	}
 	for _, f := range []string{layout.NamedConfPrimary, layout.NamedConfSecondary} {
-		if out, err := testutil.CheckConf(t, root, layout.ConfigFile(f)); err != nil {
+		if out, err := bindtools.NamedCheckconf(t, root, layout.ConfigFile(f)); err != nil {
 			t.Errorf("named-checkconf -z %s: %v\n%s", f, err, out)
 		}
 	}

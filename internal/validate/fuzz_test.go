@@ -12,6 +12,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/krm"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 var updateSeeds = flag.Bool("update-seeds", false, "rewrite testdata/fuzz/FuzzPipeline/seed-* from the case directories")
@@ -58,7 +59,7 @@ func seedDirs(t testing.TB) []string {
 			}
 		}
 	}
-	root := testutil.RepoRoot(t)
+	root := bindtools.RepoRoot(t)
 	return append(dirs, filepath.Join(root, "examples", "authoritative"), filepath.Join(root, "examples", "resolver"))
 }
 

@@ -16,6 +16,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // hostileValues are appended to a field's good value.
@@ -92,7 +93,7 @@ var hostileFields = []struct{ obj, path string }{
 // that field, or it renders, named-checkconf -z accepts it, and
 // named-checkconf -p prints the same statements as for the clean input.
 func TestHostileStrings(t *testing.T) {
-	testutil.RequireBIND(t)
+	bindtools.RequireBIND(t)
 	base := testutil.ReadItems(t, "testdata/hostile")
 	want := checkconfSkeletons(t, base)
 	accepted := 0
@@ -153,10 +154,10 @@ func skeletonsOf(t *testing.T, objs []render.Object) map[string]string {
 		root := t.TempDir()
 		testutil.LayPod(t, root, c)
 		for _, f := range []string{layout.NamedConfPrimary, layout.NamedConfSecondary} {
-			if o, err := testutil.CheckConf(t, root, layout.ConfigFile(f)); err != nil {
+			if o, err := bindtools.NamedCheckconf(t, root, layout.ConfigFile(f)); err != nil {
 				t.Fatalf("%s %s: named-checkconf -z: %v\n%s", cname, f, err, o)
 			}
-			cmd := exec.Command(testutil.BINDPath(t, "named-checkconf"), "-p", "-t", root, layout.ConfigFile(f))
+			cmd := exec.Command(bindtools.BINDPath(t, "named-checkconf"), "-p", "-t", root, layout.ConfigFile(f))
 			p, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("%s %s: named-checkconf -p: %v\n%s", cname, f, err, p)

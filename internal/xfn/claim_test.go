@@ -287,7 +287,8 @@ func TestWrappedKeepsState(t *testing.T) {
 // older extra_resources field; the selected records are used all the same.
 func TestExtraResources(t *testing.T) {
 	r := req(minimalXR, nil, nil)
-	r.ExtraResources = map[string]*fnv1.Resources{ //nolint:staticcheck // what Crossplane v1.x sends
+	//lint:ignore SA1019 what Crossplane v1.x sends
+	r.ExtraResources = map[string]*fnv1.Resources{
 		xfn.RequiredZones:   {},
 		xfn.RequiredRecords: {Items: []*fnv1.Resource{{Resource: resource.MustStructJSON(sprintf(requiredRecord, "dns"))}}},
 	}
@@ -301,7 +302,8 @@ func TestExtraResources(t *testing.T) {
 	if len(rsp.GetDesired().GetResources()) == 0 {
 		t.Fatal("nothing rendered: the function kept waiting for required resources Crossplane v1.x had answered as extra resources")
 	}
-	if rsp.GetRequirements().GetExtraResources()[xfn.RequiredRecords] == nil { //nolint:staticcheck // Crossplane v1.x reads it
+	//lint:ignore SA1019 Crossplane v1.x reads it
+	if rsp.GetRequirements().GetExtraResources()[xfn.RequiredRecords] == nil {
 		t.Error("the requirements do not ask for extra resources: Crossplane v1.x would never send the records")
 	}
 }

@@ -210,7 +210,8 @@ func Requirements(name, ns string) *fnv1.Requirements {
 			RequiredZones:   sel(v1alpha1.KindBindZone),
 			RequiredRecords: sel(v1alpha1.KindDNSRecord),
 		},
-		ExtraResources: map[string]*fnv1.ResourceSelector{ //nolint:staticcheck // Crossplane v1.x reads only this field.
+		//lint:ignore SA1019 Crossplane v1.x reads only this field.
+		ExtraResources: map[string]*fnv1.ResourceSelector{
 			RequiredZones:   sel(v1alpha1.KindBindZone),
 			RequiredRecords: sel(v1alpha1.KindDNSRecord),
 		},
@@ -223,7 +224,8 @@ func Requirements(name, ns string) *fnv1.Requirements {
 // extra_resources).
 func requiredItems(req *fnv1.RunFunctionRequest, ns string) ([]model.Item, bool, error) {
 	var items []model.Item
-	extras, err := request.GetExtraResources(req) //nolint:staticcheck // Crossplane v1.x answers only extra_resources.
+	//lint:ignore SA1019 Crossplane v1.x answers only extra_resources.
+	extras, err := request.GetExtraResources(req)
 	if err != nil {
 		return nil, false, errors.Wrap(err, "cannot read extra resources")
 	}

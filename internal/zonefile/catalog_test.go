@@ -1,12 +1,15 @@
 package zonefile
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
-	"github.com/google/go-cmp/cmp"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
 )
 
 var catalogSrc = diag.Source{Ref: diag.ObjectRef{APIVersion: "bind.unkin.net/v1alpha1", Kind: "BindCatalogZone", Namespace: "dns", Name: "catalog"}, File: "catalog.yaml"}
@@ -42,7 +45,7 @@ func TestCatalogGolden(t *testing.T) {
 				t.Fatalf("%s\nCatalog: unexpected results: %v", tc.reason, rs)
 			}
 			text := z.Text(NextSerial(nil, z.Hash, nil))
-			golden(t, name, "db.zone", text)
+			golden.Check(t, filepath.Join("testdata", name, "db.zone"), text)
 			checkZone(t, z.Origin, text)
 			roundTrip(t, z, 3)
 		})

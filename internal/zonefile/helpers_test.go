@@ -1,20 +1,18 @@
 package zonefile
 
 import (
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
-	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // zoneSrc is the Source of the BindZone the test zones come from.
 var zoneSrc = diag.Source{Ref: diag.ObjectRef{APIVersion: "bind.unkin.net/v1alpha1", Kind: "BindZone", Namespace: "dns", Name: "example"}, File: "zones.yaml"}
@@ -24,9 +22,8 @@ func recordSrc(name string) diag.Source {
 	return diag.Source{Ref: diag.ObjectRef{APIVersion: "bind.unkin.net/v1alpha1", Kind: "DNSRecord", Namespace: "dns", Name: name}, File: "records.yaml"}
 }
 
-func i32(v int32) *int32                     { return &v }
-func u32(v uint32) *uint32                   { return &v }
-func recs(rs ...*model.RRset) []*model.RRset { return rs }
+func i32(v int32) *int32   { return &v }
+func u32(v uint32) *uint32 { return &v }
 
 // inline is spec.records[i] of the test BindZone.
 func inline(i int, name, typ string, values ...string) *model.RRset {
@@ -45,27 +42,6 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // testZone is a primary zone with the given spec pieces.
 func testZone(name string, ns []string, soa *v1alpha1.SOASpec, rrsets ...*model.RRset) *model.Zone {
 	return &model.Zone{Src: zoneSrc, Name: name, Spec: v1alpha1.BindZoneSpec{ZoneName: name, Type: v1alpha1.ZonePrimary, Nameservers: ns, SOA: soa}, RRsets: rrsets}
-}
-
-// golden compares got with testdata/<dir>/<file>, rewriting it with -update.
-func golden(t *testing.T, dir, file string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", dir, file)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("cannot read golden file (run go test -update): %v", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s: -want +got (go test -update rewrites it):\n%s", path, diff)
-	}
 }
 
 // checkZone runs the real named-checkzone on text. It fails when the binary

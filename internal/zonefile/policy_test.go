@@ -1,13 +1,16 @@
 package zonefile
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
-	"github.com/google/go-cmp/cmp"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
 )
 
 var policySrc = diag.Source{Ref: diag.ObjectRef{APIVersion: "bind.unkin.net/v1alpha1", Kind: "BindPolicy", Namespace: "dns", Name: "block"}, File: "policy.yaml"}
@@ -52,7 +55,7 @@ func TestPolicyGolden(t *testing.T) {
 				t.Fatalf("%s\nPolicy: unexpected results: %v", tc.reason, rs)
 			}
 			text := z.Text(NextSerial(nil, z.Hash, nil))
-			golden(t, name, "db.zone", text)
+			golden.Check(t, filepath.Join("testdata", name, "db.zone"), text)
 			checkZone(t, z.Origin, text)
 			roundTrip(t, z, 9)
 		})

@@ -3,13 +3,16 @@ package zonefile
 import (
 	"fmt"
 	"math/rand"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
-	"github.com/google/go-cmp/cmp"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
 )
 
 func TestBuildGolden(t *testing.T) {
@@ -68,7 +71,7 @@ func TestBuildGolden(t *testing.T) {
 				t.Fatalf("%s\nBuild: unexpected results: %v", tc.reason, rs)
 			}
 			text := z.Text(NextSerial(nil, z.Hash, explicitSerial(tc.zone)))
-			golden(t, name, "db.zone", text)
+			golden.Check(t, filepath.Join("testdata", name, "db.zone"), text)
 			checkZone(t, z.Origin, text)
 			roundTrip(t, z, 1)
 			roundTrip(t, z, 0xFFFFFFFF)

@@ -14,6 +14,7 @@ import (
 	"github.com/miekg/dns"
 
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // Address plan (all in 198.18.0.0/15, benchmarking space, plus the example's
@@ -33,7 +34,7 @@ func authNewIP(i int) string { return fmt.Sprintf("198.18.0.%d", 60+i) }
 // authInputs is examples/authoritative as the lab runs it. Nothing is
 // rewritten: it names no address the lab needs to replace.
 func authInputs(t testing.TB) Inputs {
-	in := Inputs(testutil.ReadItems(t, filepath.Join(testutil.RepoRoot(t), "examples", "authoritative")))
+	in := Inputs(testutil.ReadItems(t, filepath.Join(bindtools.RepoRoot(t), "examples", "authoritative")))
 	if os.Getenv("BINDFN_LAB_NO_RRL") == "1" { // measure without the example's response rate limit
 		in = in.Edit(t, "BindCluster", "auth", func(obj map[string]any) { delete(spec(obj), "rateLimit") })
 	}
@@ -43,7 +44,7 @@ func authInputs(t testing.TB) Inputs {
 // resolverInputs is examples/resolver with its forwarder (the auth
 // cluster's serve clusterIP 10.96.53.53) pointed at the lab's stand-in.
 func resolverInputs(t testing.TB) Inputs {
-	in := Inputs(testutil.ReadItems(t, filepath.Join(testutil.RepoRoot(t), "examples", "resolver")))
+	in := Inputs(testutil.ReadItems(t, filepath.Join(bindtools.RepoRoot(t), "examples", "resolver")))
 	in = in.Edit(t, "BindZone", "example-com-forward", func(obj map[string]any) {
 		spec(obj)["forwarders"] = []any{authServeVIP}
 	})
@@ -57,11 +58,11 @@ func resolverInputs(t testing.TB) Inputs {
 // requirements fails (or skips on the opt-outs) before anything starts.
 func requirements(t *testing.T) (agentBin string) {
 	t.Helper()
-	testutil.RequireRoot(t)
-	testutil.RequireBIND(t)
+	bindtools.RequireRoot(t)
+	bindtools.RequireBIND(t)
 	mustLook(t, "ip")
 	mustLook(t, "unshare")
-	return testutil.Bin(t, "bind-fn-agent")
+	return bindtools.Bin(t, "bind-fn-agent")
 }
 
 // TestLab runs every scenario of issue #4. Outside the lab it re-executes

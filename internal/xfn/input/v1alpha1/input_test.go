@@ -9,14 +9,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // TestInputCRDNoDrift regenerates the Input CRD with controller-gen and
 // compares it with package/function/input: run go generate ./internal/xfn/input/...
 func TestInputCRDNoDrift(t *testing.T) {
-	root := testutil.RepoRoot(t)
-	cg := testutil.Bin(t, "controller-gen")
+	root := bindtools.RepoRoot(t)
+	cg := bindtools.Bin(t, "controller-gen")
 	out := t.TempDir()
 	cmd := exec.Command(cg, "crd:crdVersions=v1", "paths=./internal/xfn/input/...", "output:crd:artifacts:config="+out)
 	cmd.Dir = root

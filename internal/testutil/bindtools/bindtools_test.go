@@ -1,4 +1,4 @@
-package testutil
+package bindtools
 
 import (
 	"fmt"
@@ -123,7 +123,7 @@ func TestFreePort(t *testing.T) {
 	u.Close()
 }
 
-func TestCheckConfAndZone(t *testing.T) {
+func TestNamedCheckconfAndZone(t *testing.T) {
 	RequireBIND(t)
 	root := t.TempDir()
 	mustWrite := func(rel, content string) {
@@ -161,25 +161,25 @@ zone "example.test" { type primary; file "/etc/bind-fn/zones/0/missing.zone"; };
 	}{
 		"ConfOK": {
 			reason: "a valid config with its zone at the pod path loads inside -t root",
-			run:    func() (string, error) { return CheckConf(t, root, "/etc/bind-fn/config/named.conf") },
+			run:    func() (string, error) { return NamedCheckconf(t, root, "/etc/bind-fn/config/named.conf") },
 			want:   "example.test/IN: loaded serial 1",
 		},
 		"ConfMissingZone": {
 			reason:  "a zone file missing under root is an error",
-			run:     func() (string, error) { return CheckConf(t, root, "/etc/bind-fn/config/bad.conf") },
+			run:     func() (string, error) { return NamedCheckconf(t, root, "/etc/bind-fn/config/bad.conf") },
 			wantErr: true,
 			want:    "missing.zone",
 		},
 		"ZoneOK": {
 			reason: "a zone with SOA and NS loads",
 			run: func() (string, error) {
-				return CheckZone(t, "example.test", filepath.Join(root, "etc/bind-fn/zones/0/example.test.zone"))
+				return NamedCheckzone(t, "example.test", filepath.Join(root, "etc/bind-fn/zones/0/example.test.zone"))
 			},
 			want: "OK",
 		},
 		"ZoneNoSOA": {
 			reason:  "a zone without SOA does not load",
-			run:     func() (string, error) { return CheckZone(t, "example.test", filepath.Join(root, "bad.zone")) },
+			run:     func() (string, error) { return NamedCheckzone(t, "example.test", filepath.Join(root, "bad.zone")) },
 			wantErr: true,
 			want:    "has 0 SOA records",
 		},

@@ -1,6 +1,8 @@
-// Package testutil holds the helpers shared by tests that need the real
+// Package bindtools holds the helpers shared by tests that need the real
 // world: Debian's BIND 9 tools, root, the repository's bin/ CLIs and loopback
-// ports.
+// ports. It imports nothing of the project, so every package's tests can use
+// it (internal/testutil, which builds rendered clusters, cannot be imported by
+// the packages below the renderer).
 //
 // A test that needs something missing FAILS with a hint on how to install
 // it, because a skipped test proves nothing in CI. Each requirement has an
@@ -9,7 +11,7 @@
 //	BINDFN_SKIP_BIND=1  skip tests that need named and its tools
 //	BINDFN_SKIP_ROOT=1  skip tests that need root (namespaces)
 //	BINDFN_SKIP_CLI=1   skip tests that need bin/ CLIs (make tools build)
-package testutil
+package bindtools
 
 import (
 	"bufio"
@@ -202,11 +204,11 @@ func FreePort(t testing.TB) int {
 	return 0
 }
 
-// CheckConf runs `named-checkconf -t root -z file`: file is the absolute
+// NamedCheckconf runs `named-checkconf -t root -z file`: file is the absolute
 // path named sees inside root (the pod's path), so the rendered config is
 // checked with the paths the pod uses, zones loaded. It returns the combined
 // output and the command's error (nil when BIND accepts the config).
-func CheckConf(t testing.TB, root, file string) (string, error) {
+func NamedCheckconf(t testing.TB, root, file string) (string, error) {
 	t.Helper()
 	out, err := Offline(t, BINDPath(t, "named-checkconf"), "-t", root, "-z", file).CombinedOutput()
 	return string(out), err
@@ -229,9 +231,9 @@ func Offline(t testing.TB, name string, args ...string) *exec.Cmd {
 	return exec.Command(unshare, append([]string{"-n", name}, args...)...)
 }
 
-// CheckZone runs `named-checkzone zone file` and returns the combined output
+// NamedCheckzone runs `named-checkzone zone file` and returns the combined output
 // and the command's error (nil when BIND loads the zone).
-func CheckZone(t testing.TB, zone, file string) (string, error) {
+func NamedCheckzone(t testing.TB, zone, file string) (string, error) {
 	t.Helper()
 	out, err := Offline(t, BINDPath(t, "named-checkzone"), "-i", "local", zone, file).CombinedOutput()
 	return string(out), err

@@ -56,10 +56,10 @@ func withoutResults(t *testing.T, out []byte) []byte {
 	return out
 }
 
-// TestStreamMatchesSDK: Processor.Run (the streaming codec fn-render and
+// TestCutMatchesSDK: Processor.Run (the cutting codec fn-render and
 // fn-validate use) means exactly what fn.Run(Processor.Process) means, on
 // every input shape, in both modes, on success and on failure.
-func TestStreamMatchesSDK(t *testing.T) {
+func TestCutMatchesSDK(t *testing.T) {
 	ex, err := os.ReadFile(filepath.Join("testdata", "operator-manifests.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -72,14 +72,15 @@ func TestStreamMatchesSDK(t *testing.T) {
 		reason string
 		in     []byte
 	}{
-		"Shapes":   {reason: "indented items, comments, block scalars, annotation shapes, functionConfig", in: read(t, "stream-shapes.yaml")},
+		"Shapes":   {reason: "indented items, comments, block scalars, annotation shapes, functionConfig", in: read(t, "cut-shapes.yaml")},
 		"Operator": {reason: "the operator's manifests", in: ex},
 		"Errors":   {reason: "located errors: nothing changes", in: read(t, "errors.yaml")},
 		"Previous": {reason: "its own output back: the previous render is replaced, Secrets kept", in: withoutResults(t, first)},
 		"Generated": {reason: "a generated package with views and DNSRecords",
 			in: gen.Generate(gen.Options{Zones: 9, Records: 900, Seed: 3, Views: 2}).ResourceList()},
-		"Empty": {reason: "no items", in: []byte("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n")},
-		"JSON":  {reason: "not block YAML: the SDK path", in: []byte(`{"apiVersion":"config.kubernetes.io/v1","kind":"ResourceList","items":[]}`)},
+		"Duplicate": {reason: "a key set twice in an input: a located error", in: read(t, "duplicate.yaml")},
+		"Empty":     {reason: "no items", in: []byte("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n")},
+		"JSON":      {reason: "not block YAML: the SDK path", in: []byte(`{"apiVersion":"config.kubernetes.io/v1","kind":"ResourceList","items":[]}`)},
 	}
 	for name, tc := range cases {
 		for _, mode := range []krm.Mode{krm.RenderMode, krm.ValidateMode} {
@@ -90,15 +91,15 @@ func TestStreamMatchesSDK(t *testing.T) {
 				t.Errorf("%s mode %d: %s: error %v, the SDK's %v", name, mode, tc.reason, gerr, werr)
 			}
 			if diff := cmp.Diff(normalise(t, want), normalise(t, got)); diff != "" {
-				t.Errorf("%s mode %d: %s: output differs from the SDK's (-sdk +stream):\n%s", name, mode, tc.reason, diff)
+				t.Errorf("%s mode %d: %s: output differs from the SDK's (-sdk +cut):\n%s", name, mode, tc.reason, diff)
 			}
 		}
 	}
 }
 
-// TestStreamIdempotent: the streaming path on its own output changes
+// TestCutIdempotent: the cutting path on its own output changes
 // nothing (byte for byte).
-func TestStreamIdempotent(t *testing.T) {
+func TestCutIdempotent(t *testing.T) {
 	p := func() *krm.Processor { return &krm.Processor{Mode: krm.RenderMode, Rand: &testutil.DetRand{}} }
 	first, err := p().Run(read(t, "operator-manifests.yaml"))
 	if err != nil {

@@ -2,8 +2,7 @@ package krm
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,30 +10,30 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kptdev/krm-functions-sdk/go/fn"
 	"sigs.k8s.io/yaml"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
-	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 )
 
-// Why a second codec: the SDK (fn.Run) parses the whole ResourceList into
-// one yaml.v3 node tree and re-encodes every item on the way out. For a
-// package of 200k records that tree alone is ~1.7 GB live (3 GB peak RSS)
-// and most of the run time (BENCHMARKS.md). Run instead cuts the
-// ResourceList text into its items, decodes each item on its own straight
-// to JSON (which the model needs anyway) and writes the items it does not
-// change back as the bytes it read. Only what Process changes is touched:
-// the previous output is dropped, bind.unkin.net inputs get the
-// local-config annotation, rendered objects are added. Input it cannot cut
-// with certainty (JSON, flow-style items, results from earlier functions,
-// unknown top-level fields) goes through fn.Run and Process unchanged.
-// Process and Run must stay equivalent: TestStreamMatchesSDK holds them to
-// it.
+// The cutter. The SDK (fn.Run) parses the whole ResourceList into one
+// yaml.v3 node tree and re-encodes every item on the way out. For a package
+// of 200k records that tree alone is ~1.7 GB live (3 GB peak RSS) and most
+// of the run time (BENCHMARKS.md). Run instead cuts the ResourceList text
+// into its items, decodes each item on its own straight to JSON (which the
+// model needs anyway) and writes the items it does not change back as the
+// bytes it read. Only what Process changes is touched: the previous output
+// is dropped, bind.unkin.net inputs get the local-config annotation,
+// rendered objects are added. Input it cannot cut with certainty (JSON,
+// flow-style items, results from earlier functions, unknown top-level
+// fields) or an item it cannot decode goes through fn.Run and Process
+// unchanged. Both paths sort items with the same classify (krm.go);
+// TestCutMatchesSDK holds them to the same meaning.
 
 // Main is fn.AsMain for p: stdin to stdout through Run, a failure logged
 // the way the SDK logs it.
@@ -83,47 +82,25 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 	if !ok {
 		return fn.Run(fn.ResourceListProcessorFunc(p.Process), in)
 	}
-	r := p.Rand
-	if r == nil {
-		r = rand.Reader
-	}
-
-	var pin pipeline.Input
-	var rs diag.Results
-	items, err := readItems(rl.items)
+	items, err := decodeItems(rl.items)
 	if err != nil {
 		return fn.Run(fn.ResourceListProcessorFunc(p.Process), in)
 	}
+	var pin pipeline.Input
+	var rs diag.Results
 	for _, it := range items {
-		src := it.source()
-		switch {
-		case model.IsGroup(it.hdr.APIVersion):
-			pin.Items = append(pin.Items, model.Item{Source: src, JSON: it.json})
-			it.input = true
-		case it.hdr.Metadata.Labels[managedByLabel] == objects.ManagedBy:
-			it.prev = true
-			po := render.PrevObject{Src: src, Kind: it.hdr.Kind, Annotations: it.hdr.Metadata.Annotations}
-			if it.hdr.Kind == "Secret" {
-				data, err := render.SecretData(it.json)
-				if err != nil {
-					rs.Warnf(src, "data", "cannot read previous Secret (%v): its key material will be regenerated", err)
-					continue
-				}
-				po.Data = data
-			}
-			pin.Previous = append(pin.Previous, po)
-		}
-		if !it.input {
+		it.role = classify(&pin, &rs, &it.hdr, func() ([]byte, error) { return it.json, nil })
+		if it.role != input {
 			it.json = nil // only inputs need it past here
 		}
 	}
 	if rl.fc != nil {
-		if fc, err := readItem(rl.fc); err == nil && model.IsGroup(fc.hdr.APIVersion) {
-			pin.Items = append(pin.Items, model.Item{Source: fc.source(), JSON: fc.json})
+		if fc, err := decodeItem(rl.fc); err == nil {
+			addFunctionConfig(&pin, &fc.hdr, func() ([]byte, error) { return fc.json, nil })
 		}
 	}
 
-	objs, prs := pipeline.Run(pin, render.Options{Rand: r})
+	objs, prs := pipeline.Run(pin, render.Options{Rand: p.rand()})
 	rs = append(rs, prs...)
 	var results fn.Results
 	for _, res := range rs {
@@ -132,14 +109,15 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 	failed := rs.HasErrors()
 	// The model holds what it needs: the items' JSON can go.
 	pin = pipeline.Input{}
+	rendering := !failed && p.Mode == RenderMode
 
 	var out []outItem
 	for _, it := range items {
-		if it.prev && !failed && p.Mode == RenderMode {
+		if it.role == previousOutput && rendering {
 			continue // replaced by this render
 		}
 		doc := it.doc
-		if it.input && !failed && p.Mode == RenderMode && !isLocalConfig(it.hdr.Metadata.Annotations) {
+		if it.role == input && rendering && !isLocalConfig(it.hdr.Metadata.Annotations) {
 			d, err := setLocalConfig(doc, it.hdr.Metadata.Annotations)
 			if err != nil {
 				return nil, err
@@ -148,7 +126,7 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 		}
 		out = append(out, outItem{id: it.hdr.id(), doc: doc})
 	}
-	if !failed && p.Mode == RenderMode {
+	if rendering {
 		for _, o := range objs {
 			it, err := renderedItem(o)
 			if err != nil {
@@ -208,70 +186,27 @@ func idString(apiVersion, kind, ns, name string) string {
 	return apiVersion + " " + kind + " " + ns + " " + name
 }
 
-// streamItem is one item: its text (a standalone YAML document), its JSON
-// and the header fields that classify it.
-type streamItem struct {
-	doc         []byte
-	json        []byte
-	hdr         header
-	input, prev bool
-}
-
-type header struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Metadata   struct {
-		Name        string            `json:"name"`
-		Namespace   string            `json:"namespace"`
-		Labels      map[string]string `json:"labels"`
-		Annotations map[string]string `json:"annotations"`
-	} `json:"metadata"`
-}
-
-func (h *header) id() string {
-	return idString(h.APIVersion, h.Kind, h.Metadata.Namespace, h.Metadata.Name)
-}
-
-// readItems decodes every item, spread over GOMAXPROCS goroutines (each
-// item is independent; the order is kept).
-func readItems(docs [][]byte) ([]*streamItem, error) {
-	items := make([]*streamItem, len(docs))
+// decodeItems decodes every item, spread over GOMAXPROCS goroutines (each
+// item is independent; the order is kept). Each goroutine takes the next
+// item not yet taken, so one large zone does not hold up the small items
+// behind it.
+func decodeItems(docs [][]byte) ([]*item, error) {
+	items := make([]*item, len(docs))
 	errs := make([]error, len(docs))
-	workers := min(runtime.GOMAXPROCS(0), len(docs))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(docs); i += workers {
-				items[i], errs[i] = readItem(docs[i])
+	for range min(runtime.GOMAXPROCS(0), len(docs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
+				items[i], errs[i] = decodeItem(docs[i])
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return items, nil
-}
-
-func readItem(doc []byte) (*streamItem, error) {
-	js, err := yamlToJSON(doc)
-	if err != nil {
-		return nil, err
-	}
-	it := &streamItem{doc: doc, json: js}
-	if err := json.Unmarshal(js, &it.hdr); err != nil {
-		return nil, err
-	}
-	return it, nil
-}
-
-func (it *streamItem) source() diag.Source {
-	h := &it.hdr
-	return sourceOf(diag.ObjectRef{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Metadata.Namespace, Name: h.Metadata.Name}, h.Metadata.Annotations)
 }
 
 // isLocalConfig is fn.KubeObject.IsLocalConfig on the annotations.

@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"time"
+
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+)
+
+// fail records an error in status, metrics and the log.
+func (a *Agent) fail(stage string, err error) {
+	es := &ErrorStatus{Message: err.Error(), Time: time.Now().UTC()}
+	var ce *CheckError
+	if errors.As(err, &ce) {
+		es.File, es.Line = ce.File, ce.Line
+	}
+	a.state.Update(func(s *Status) { s.LastError = es })
+	a.state.metrics.ReloadFailures.WithLabelValues(stage).Inc()
+	a.state.metrics.ConfigError.Set(1)
+	a.log.Error("change not applied; named keeps serving its current config", "stage", stage, "err", err, "file", es.File, "line", es.Line)
+}
+
+// apply checks the active config and makes named load it: `rndc reconfig`
+// for config changes, `rndc reload` when zone files changed too.
+func (a *Agent) apply(ctx context.Context, reload bool, cfgHash, zonesHash string) bool {
+	if err := RunNamedCheckconf(ctx, a.opt.NamedCheckconf, a.checkTarget()); err != nil {
+		a.fail(stageCheckconf, err)
+		return false
+	}
+	cmd, kind := "reconfig", kindReconfig
+	if reload {
+		cmd, kind = "reload", kindReload
+	}
+	start := time.Now()
+	if _, err := a.rndc.Run(ctx, cmd); err != nil {
+		// named refuses a config it cannot load and keeps the old one; the
+		// files may have changed since the check, so locate the problem again.
+		if cerr := RunNamedCheckconf(ctx, a.opt.NamedCheckconf, a.checkTarget()); cerr != nil {
+			a.fail(stageCheckconf, cerr)
+		} else {
+			a.fail(stageRNDC, err)
+		}
+		return false
+	}
+	// named took the (possibly new) rndc key in: the client follows.
+	if err := WriteRNDCClientConf(a.rndc.Conf, filepath.Join(a.opt.RunDir, layout.RNDCKeyFile), a.opt.RNDCServer, a.opt.RNDCPort); err != nil {
+		a.log.Warn("cannot refresh rndc client key", "err", err)
+	}
+	// named read servers.conf as written: its NOTIFYs follow these lists.
+	a.publishPeers()
+	a.kickReadiness()
+	if a.role != RolePrimary {
+		a.scheduleCatchUp(ctx)
+	}
+	now := time.Now().UTC()
+	a.appliedCfg, a.appliedZones = cfgHash, zonesHash
+	a.state.metrics.Reloads.WithLabelValues(kind).Inc()
+	a.state.metrics.ConfigError.Set(0)
+	a.state.metrics.LastApply.Set(float64(now.Unix()))
+	a.state.Update(func(s *Status) {
+		s.AppliedConfigHash = cfgHash[:16] + "/" + zonesHash[:16]
+		s.LastApply = &now
+		s.LastError = nil
+	})
+	a.log.Info("applied change", "rndc", cmd, "took", time.Since(start).Round(time.Millisecond))
+	return true
+}
+
+// onChange handles a new hash of the mounted files.
+func (a *Agent) onChange(ctx context.Context, cfgHash, zonesHash string) bool {
+	a.seenCfg, a.seenZones = cfgHash, zonesHash
+	cfgChanged := cfgHash != a.appliedCfg
+	if cfgChanged {
+		cfg, err := LoadConfig(a.opt.ConfigFile)
+		if err != nil {
+			a.fail(stagePrepare, err)
+			return false
+		}
+		if err := a.prepare(cfg, false); err != nil {
+			a.fail(stagePrepare, err)
+			return false
+		}
+		if _, err := a.resolvePeers(ctx, cfg); err != nil {
+			a.fail(stagePrepare, err)
+			return false
+		}
+		a.mu.Lock()
+		a.cfg = cfg
+		a.mu.Unlock()
+	}
+	a.log.Info("mounted files changed", "config", cfgChanged, "zones", zonesHash != a.appliedZones)
+	return a.apply(ctx, zonesHash != a.appliedZones, cfgHash, zonesHash)
+}
+
+// converge runs one dynamic-zone pass; it reports success.
+func (a *Agent) converge(ctx context.Context) bool {
+	zones := a.config().DynamicZones
+	if len(zones) == 0 {
+		return true
+	}
+	start := time.Now()
+	res, err := a.conv.Converge(ctx, zones)
+	d := time.Since(start)
+	c := &Convergence{Updated: res.Updated, Removed: res.Removed, Unchanged: res.Unchanged, Seconds: d.Seconds(), Time: time.Now().UTC()}
+	result := resultOK
+	if err != nil {
+		result = resultError
+		c.Error = err.Error()
+		a.log.Warn("dynamic zones not converged", "err", err)
+	} else if res.Updated+res.Removed > 0 {
+		a.log.Info("dynamic zones converged", "updated", res.Updated, "removed", res.Removed, "took", d.Round(time.Millisecond))
+	}
+	a.state.metrics.Convergences.WithLabelValues(result).Inc()
+	a.state.metrics.UpdatedRRsets.WithLabelValues(opReplace).Add(float64(res.Updated))
+	a.state.metrics.UpdatedRRsets.WithLabelValues(opDelete).Add(float64(res.Removed))
+	a.state.metrics.ConvergenceSeconds.Set(d.Seconds())
+	a.state.Update(func(s *Status) { s.LastConvergence = c })
+	return err == nil
+}

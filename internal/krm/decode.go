@@ -1,0 +1,132 @@
+package krm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	yaml3 "go.yaml.in/yaml/v3"
+	"sigs.k8s.io/yaml"
+
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+)
+
+// header is what classify reads of an item.
+type header struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name        string            `json:"name"`
+		Namespace   string            `json:"namespace"`
+		Labels      map[string]string `json:"labels"`
+		Annotations map[string]string `json:"annotations"`
+	} `json:"metadata"`
+}
+
+func (h *header) id() string {
+	return idString(h.APIVersion, h.Kind, h.Metadata.Namespace, h.Metadata.Name)
+}
+
+func (h *header) source() diag.Source {
+	return sourceOf(diag.ObjectRef{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Metadata.Namespace, Name: h.Metadata.Name}, h.Metadata.Annotations)
+}
+
+// decodeJSON decodes one item (a standalone YAML document) to the JSON the
+// model reads, with sigs.k8s.io/yaml in strict mode: a key set twice in one
+// mapping (two `records:` blocks) is an error naming the field, not a
+// silent last-one-wins.
+func decodeJSON(doc []byte) ([]byte, error) {
+	js, err := yaml.YAMLToJSONStrict(doc)
+	if err != nil {
+		if path, key, ok := duplicateKey(doc); ok {
+			return nil, &duplicateFieldError{path: path, key: key}
+		}
+		return nil, err
+	}
+	return js, nil
+}
+
+// duplicateFieldError is a key set twice in one mapping.
+type duplicateFieldError struct {
+	path, key string
+}
+
+func (e *duplicateFieldError) Error() string {
+	return fmt.Sprintf("duplicate field %q: a field may be set once in a mapping; merge the two or delete one", e.key)
+}
+
+// fieldOf is the field path an error names, if any.
+func fieldOf(err error) string {
+	var d *duplicateFieldError
+	if errors.As(err, &d) {
+		return d.path
+	}
+	return ""
+}
+
+// duplicateKey finds the first key set twice in a mapping of doc, walking
+// yaml.v3's node tree (which keeps both), and its field path
+// ("spec.records", "spec.records[2].name"). It is only called once strict
+// decoding has failed.
+func duplicateKey(doc []byte) (path, key string, ok bool) {
+	var n yaml3.Node
+	if yaml3.Unmarshal(doc, &n) != nil {
+		return "", "", false
+	}
+	return findDuplicate(&n, "")
+}
+
+func findDuplicate(n *yaml3.Node, path string) (string, string, bool) {
+	switch n.Kind {
+	case yaml3.DocumentNode:
+		for _, c := range n.Content {
+			if p, k, ok := findDuplicate(c, path); ok {
+				return p, k, ok
+			}
+		}
+	case yaml3.MappingNode:
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			if seen[k] {
+				return p, k, true
+			}
+			seen[k] = true
+			if p, k, ok := findDuplicate(n.Content[i+1], p); ok {
+				return p, k, ok
+			}
+		}
+	case yaml3.SequenceNode:
+		for i, c := range n.Content {
+			if p, k, ok := findDuplicate(c, fmt.Sprintf("%s[%d]", path, i)); ok {
+				return p, k, ok
+			}
+		}
+	}
+	return "", "", false
+}
+
+// item is one item of a cut ResourceList: its text (a standalone YAML
+// document), its JSON and its header.
+type item struct {
+	doc  []byte
+	json []byte
+	hdr  header
+	role role
+}
+
+func decodeItem(doc []byte) (*item, error) {
+	js, err := decodeJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	it := &item{doc: doc, json: js}
+	if err := json.Unmarshal(js, &it.hdr); err != nil {
+		return nil, err
+	}
+	return it, nil
+}
