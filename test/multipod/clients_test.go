@@ -431,12 +431,20 @@ func scenarioNsupdate(t *testing.T, c *Cluster) {
 	run("update delete " + name)
 	check("after nsupdate delete", append([]rr{{name, dns.TypeA, nil}}, dnsRecordRRsets()...))
 
-	// The same key cannot write to a zone it does not own.
-	cmd := exec.Command(nsupdate, "-k", kf)
-	cmd.Stdin = strings.NewReader(fmt.Sprintf("server %s\nzone example.com\nupdate add x.example.com 60 A 198.51.100.1\nsend\n", c.PrimarySvc))
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "REFUSED") {
-		t.Errorf("nsupdate to the static zone example.com was not refused (err %v):\n%s", err, out)
+	// The same key cannot write to a zone it does not own, nor through a
+	// secondary (updates go to the primary Service).
+	refused := func(what, server, zone string) {
+		t.Helper()
+		cmd := exec.Command(nsupdate, "-k", kf)
+		cmd.Stdin = strings.NewReader(fmt.Sprintf("server %s\nzone %s\nupdate add x.%s 60 A 198.51.100.1\nsend\n", server, zone, zone))
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "REFUSED") {
+			t.Errorf("nsupdate %s was not refused (err %v):\n%s", what, err, out)
+		}
+	}
+	refused("to the static zone example.com", c.PrimarySvc, "example.com")
+	for _, p := range c.Secondaries() {
+		refused("to secondary "+p.Name, p.Net.IP, appsZone)
 	}
 }
 
@@ -448,19 +456,20 @@ func scenarioDigAXFR(t *testing.T, c *Cluster) {
 	xfr := keyFile(t, c, "transfer-key-tsig")
 	upd := keyFile(t, c, "externaldns-key-tsig")
 	cases := []struct {
-		name, zone, key string
-		ok              bool
-		contains        string
-		reason          string
+		name, server, zone, key string
+		ok                      bool
+		contains                string
+		reason                  string
 	}{
-		{"transfer key, dynamic zone", appsZone, xfr, true, "shop.apps.example.com.", "the cluster's transfer key transfers every zone of its view"},
-		{"transfer key, static zone", "example.com", xfr, true, "mail.example.com.", "the cluster's transfer key transfers every zone of its view"},
-		{"update key, its dynamic zone", appsZone, upd, true, "shop.apps.example.com.", "external-dns lists the zone by AXFR with its update key"},
-		{"update key, a static zone", "example.com", upd, false, "", "the update key transfers only the zone it updates"},
-		{"no key", appsZone, "", false, "", "transfers need a key"},
+		{"transfer key, dynamic zone", c.PrimarySvc, appsZone, xfr, true, "shop.apps.example.com.", "the cluster's transfer key transfers every zone of its view"},
+		{"transfer key, static zone", c.PrimarySvc, "example.com", xfr, true, "mail.example.com.", "the cluster's transfer key transfers every zone of its view"},
+		{"update key, its dynamic zone", c.PrimarySvc, appsZone, upd, true, "shop.apps.example.com.", "external-dns lists the zone by AXFR with its update key"},
+		{"update key, a static zone", c.PrimarySvc, "example.com", upd, false, "", "the update key transfers only the zone it updates"},
+		{"no key", c.PrimarySvc, appsZone, "", false, "", "transfers need a key"},
+		{"transfer key, from a secondary", c.Pods[1].Net.IP, appsZone, xfr, false, "", "transfers come from the primary Service only"},
 	}
 	for _, tc := range cases {
-		args := []string{"+tcp", "-b", labClient, "@" + c.PrimarySvc, tc.zone, "AXFR"}
+		args := []string{"+tcp", "-b", labClient, "@" + tc.server, tc.zone, "AXFR"}
 		if tc.key != "" {
 			args = append([]string{"-k", tc.key}, args...)
 		}

@@ -68,8 +68,7 @@ func requirements(t *testing.T) (agentBin string) {
 // itself inside one; inside, the subtests share one authoritative cluster.
 func TestLab(t *testing.T) {
 	agentBin := requirements(t)
-	edBin := testutil.Bin(t, "external-dns") // hack/build-external-dns.sh, via make tools
-	var edKept string                        // the record external-dns leaves, which DNSRecords must not touch
+	var edKept string // the record external-dns leaves, which DNSRecords must not touch
 	if !inLab() {
 		enterLab(t)
 		return
@@ -104,6 +103,7 @@ func TestLab(t *testing.T) {
 		t.Run("dig-axfr", func(t *testing.T) { scenarioDigAXFR(t, auth) })
 		t.Run("external-dns", func(t *testing.T) {
 			var report string
+			edBin := testutil.Bin(t, "external-dns") // hack/build-external-dns.sh, via make tools
 			edKept, report = scenarioExternalDNS(t, auth, edBin)
 			t.Logf("external-dns %s, time from its start to the pass's records served (or gone) on each pod:\n%s", externalDNSVersion, report)
 		})
