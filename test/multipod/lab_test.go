@@ -66,7 +66,7 @@ func enterLab(t *testing.T) {
 func newRunID() string {
 	b := make([]byte, 3)
 	_, _ = rand.Read(b)
-	return fmt.Sprintf("l%d%x", os.Getpid(), b)
+	return fmt.Sprintf("l%d-%x", os.Getpid(), b)
 }
 
 // labRun is this run's namespace name prefix ("" outside the lab).
