@@ -140,14 +140,14 @@ func externalDNSPasses() []edPass {
 	alias := func(to string) edEndpoint {
 		return edEndpoint{DNSName: "alias." + appsZone, RecordType: "CNAME", Targets: []string{to}}
 	}
-	note := edEndpoint{DNSName: "note." + appsZone, RecordType: "TXT", Targets: []string{"external-dns in the bind-fn lab"}}
+	note := edEndpoint{DNSName: "note." + appsZone, RecordType: "TXT", Targets: []string{"external-dns-lab"}}
 	return []edPass{
 		{"create", []edEndpoint{web("198.51.100.201", "198.51.100.202"), kept, v6, alias("web." + appsZone), note}, []rr{
 			{"web." + appsZone, dns.TypeA, []string{"198.51.100.201", "198.51.100.202"}},
 			{"kept." + appsZone, dns.TypeA, []string{"198.51.100.205"}},
 			{"v6." + appsZone, dns.TypeAAAA, []string{"2001:db8::201"}},
 			{"alias." + appsZone, dns.TypeCNAME, []string{"web.apps.example.com."}},
-			{"note." + appsZone, dns.TypeTXT, []string{`"external-dns in the bind-fn lab"`}},
+			{"note." + appsZone, dns.TypeTXT, []string{`"external-dns-lab"`}},
 		}},
 		{"change", []edEndpoint{web("198.51.100.203"), kept, v6, alias("shop." + appsZone), note}, []rr{
 			{"web." + appsZone, dns.TypeA, []string{"198.51.100.203"}},
