@@ -46,7 +46,7 @@ all: test
 help:
 	@sed -n '1,10p' Makefile
 
-## tools: Debian BIND + pinned CLIs (tools/*/go.mod) into bin/, cached by go.sum
+## tools: Debian BIND + pinned CLIs (tools/*/go.mod, hack/build-external-dns.sh) into bin/, cached by version
 tools:
 	@bash hack/install-tools.sh
 
@@ -136,7 +136,9 @@ images: build
 	$(call IMG,function-bind) -path-in-image /function-bind -entrypoint /function-bind
 
 ## example: render examples/authoritative and examples/resolver with kpt fn render into out/example/
-example: build tools
+## (builds only what it needs: fn-render, fn-validate and kpt; make test builds the rest)
+example: build-fn-render build-fn-validate
+	@bash hack/install-tools.sh kpt
 	@mkdir -p $(OUT)/example
 	@for n in authoritative resolver; do \
 	  rm -rf "$(OUT)/example/$$n"; cp -r "examples/$$n" "$(OUT)/example/$$n"; \

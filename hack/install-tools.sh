@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Builds the pinned CLIs (tools/<name>/go.mod) into bin/ and installs Debian's BIND
-# when it is missing. Idempotent and cache-friendly:
+# when it is missing.
+#   hack/install-tools.sh          everything `make test` needs
+#   hack/install-tools.sh kpt      only the named tools (`make example` needs kpt alone);
+#                                  names: bind kustomize controller-gen crossplane kpt external-dns
+# Idempotent and cache-friendly:
 #   - bin/<name> is kept while its stamp bin/.<name>.key matches the tool's key
 #     (a hash of tools/<name>/go.mod, go.sum, the build flags and the Go version);
 #   - every build is also kept in $BINDFN_TOOLS_CACHE (default ~/.cache/bind-fn-tools)
@@ -12,10 +16,19 @@ bin="$root/bin"
 cache="${BINDFN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bind-fn-tools}"
 mkdir -p "$bin" "$cache"
 
+only=("$@")
+for n in "${only[@]}"; do
+  case $n in bind|kustomize|controller-gen|staticcheck|crossplane|kpt|external-dns) ;;
+    *) echo "install-tools: unknown tool $n (bind kustomize controller-gen staticcheck crossplane kpt external-dns)" >&2; exit 2 ;;
+  esac
+done
+# wanted NAME: no names given (everything), or NAME is one of them.
+wanted() { [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $1 "* ]]; }
+
 command -v go >/dev/null 2>&1 || { echo "install-tools: go is not in PATH (want Go 1.26 at /usr/local/go/bin)" >&2; exit 1; }
 
 need_apt=()
-for c in named named-checkconf named-checkzone rndc nsupdate dig ip unshare; do
+wanted bind && for c in named named-checkconf named-checkzone rndc nsupdate dig ip unshare; do
   command -v "$c" >/dev/null 2>&1 || [ -x "/usr/sbin/$c" ] || [ -x "/sbin/$c" ] || need_apt+=("$c")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -56,14 +69,38 @@ build() { # name package [extra go build args...]
   echo "$key" >"$stamp"
 }
 
+# waitall: wait for every background build, failing if any failed.
+waitall() {
+  local p rc=0
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  pids=()
+  return $rc
+}
+
 # Two cores: the two small tools together, then the two big ones together.
 pids=()
-build kustomize sigs.k8s.io/kustomize/kustomize/v5 & pids+=($!)
-build controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen & pids+=($!)
-build staticcheck honnef.co/go/tools/cmd/staticcheck & pids+=($!)
-for p in "${pids[@]}"; do wait "$p"; done
-pids=()
-build crossplane github.com/crossplane/crossplane/v2/cmd/crank & pids+=($!)
-GONOSUMDB=github.com/GoogleContainerTools/kpt build kpt github.com/GoogleContainerTools/kpt \
-  -ldflags "-X github.com/GoogleContainerTools/kpt/run.version=v1.0.0-beta.54" & pids+=($!)
-for p in "${pids[@]}"; do wait "$p"; done
+wanted kustomize && { build kustomize sigs.k8s.io/kustomize/kustomize/v5 & pids+=($!); }
+wanted controller-gen && { build controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen & pids+=($!); }
+wanted staticcheck && { build staticcheck honnef.co/go/tools/cmd/staticcheck & pids+=($!); }
+waitall
+wanted crossplane && { build crossplane github.com/crossplane/crossplane/v2/cmd/crank & pids+=($!); }
+wanted kpt && { GONOSUMDB=github.com/GoogleContainerTools/kpt build kpt github.com/GoogleContainerTools/kpt \
+  -ldflags "-X github.com/GoogleContainerTools/kpt/run.version=v1.0.0-beta.54" & pids+=($!); }
+waitall
+
+# external-dns (the lab's RFC 2136 client test): its own script, as it needs
+# Go 1.27 and a module copy without the providers the proxy cannot serve.
+# Cached by version in $cache; bin/.external-dns.key stamps the copy.
+if wanted external-dns; then
+  edkey=$(bash "$root/hack/build-external-dns.sh" --print-key)
+  if ! [ -x "$bin/external-dns" ] || [ "$(cat "$bin/.external-dns.key" 2>/dev/null)" != "$edkey" ]; then
+    ed=$(bash "$root/hack/build-external-dns.sh")
+    cp -f "$ed" "$bin/external-dns.tmp.$$"
+    mv -f "$bin/external-dns.tmp.$$" "$bin/external-dns"
+    echo "$edkey" >"$bin/.external-dns.key"
+  fi
+fi
+
+# Only the named tools were asked for (make example): done. Tools that only
+# `make test` needs are installed below this line.
+[ ${#only[@]} -eq 0 ] || exit 0

@@ -129,6 +129,13 @@ type BindClusterSpec struct {
 	PodCIDRs []string `json:"podCIDRs,omitempty"`
 	// +optional
 	ServiceCIDRs []string `json:"serviceCIDRs,omitempty"`
+
+	// ClusterDomain is the Kubernetes cluster's DNS domain (default
+	// cluster.local). A primary zone without spec.nameservers gets the serve
+	// Service's name in it as its apex NS: <cluster>.<namespace>.svc.<clusterDomain>.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	ClusterDomain string `json:"clusterDomain,omitempty"`
 }
 
 // AgentSpec configures the in-pod agent.

@@ -96,6 +96,14 @@ type BindZoneSpec struct {
 	// +optional
 	UpdateKeyRef string `json:"updateKeyRef,omitempty"`
 
+	// UpdateKeyTransfer lets the update key of a dynamic zone also transfer
+	// (AXFR) the zone from the primary: RFC 2136 clients such as
+	// external-dns list a zone's records by a TSIG-signed AXFR with the key
+	// they update with. Default true; false leaves transfers to the
+	// cluster's transfer key and spec.allowTransfer.
+	// +optional
+	UpdateKeyTransfer *bool `json:"updateKeyTransfer,omitempty"`
+
 	// AllowTransfer adds address-match elements allowed to transfer the zone
 	// (external secondaries; prefer "key <name>"). The cluster's own
 	// secondaries are always allowed by key.

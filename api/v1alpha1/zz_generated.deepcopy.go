@@ -780,6 +780,11 @@ func (in *BindZoneSpec) DeepCopyInto(out *BindZoneSpec) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.UpdateKeyTransfer != nil {
+		in, out := &in.UpdateKeyTransfer, &out.UpdateKeyTransfer
+		*out = new(bool)
+		**out = **in
+	}
 	if in.AllowTransfer != nil {
 		in, out := &in.AllowTransfer, &out.AllowTransfer
 		*out = make([]string, len(*in))

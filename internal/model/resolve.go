@@ -121,6 +121,7 @@ func (b *builder) clustersPass() {
 			spec.DNSSECValidation = "auto"
 		}
 		b.clusters[k] = &Cluster{Src: o.Src, Name: k.name, Namespace: k.ns, Spec: spec}
+		b.checkClusterDomain(b.clusters[k])
 	}
 }
 
@@ -331,6 +332,7 @@ func (b *builder) zonesPass() {
 				b.rs.Errorf(o.Src, "spec.dnssecPolicyRef", "cannot resolve BindDNSSECPolicy %q in namespace %q for cluster %q: no such object in the input", ref, c.Namespace, c.Name)
 			}
 		}
+		b.defaultNameservers(c, z)
 		z.CatalogMember = sp.Type == v1alpha1.ZonePrimary && v.Catalog != nil && (sp.Catalog == nil || *sp.Catalog)
 		for i, r := range sp.Records {
 			z.RRsets = append(z.RRsets, &RRset{Src: o.Src, Field: fmt.Sprintf("spec.records[%d]", i), Name: r.Name, Type: r.Type, TTL: r.TTL, Values: r.Values})

@@ -456,6 +456,7 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 			nc.S(nc.Kw("file"), nc.Str(b.plan.files[zoneKey{v.Name, z.Name}])),
 		)
 		xfr := []nc.Stmt{nc.S(nc.Kw("key"), nc.Str(v.TransferKey.KeyName))}
+		xfr = append(xfr, updateKeyTransfer(v, z)...)
 		xfr = append(xfr, b.aml(z.Src, "spec.allowTransfer", sp.AllowTransfer)...)
 		body = append(body, nc.S(nc.Kw("allow-transfer"), nc.L(xfr...)))
 		notify := []nc.Stmt{nc.S(nc.Str(layout.SecondariesListName(v.Name)))}

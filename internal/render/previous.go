@@ -19,6 +19,8 @@ type Previous struct {
 	secrets map[string]map[string][]byte // ns/name -> data
 	zones   map[string]map[string]zonefile.State
 	built   map[*model.Zone]builtZone // this run's zones, built once (BuildZone)
+	// generated is this run's new key material by namespace/Secret name.
+	generated map[string][]byte
 }
 
 // PrevObject is a previously rendered object, as the adapters see it.

@@ -169,8 +169,15 @@ func (p *Previous) material(ns, name, alg string, r io.Reader) ([]byte, error) {
 	if b := p.secretMaterial(ns, name); b != nil {
 		return b, nil
 	}
+	if b := p.generated[ns+"/"+name]; b != nil {
+		return b, nil
+	}
 	if r == nil {
 		return nil, fmt.Errorf("no previous Secret %q and no random source", name)
 	}
-	return objects.NewKeyMaterial(r, alg)
+	b, err := objects.NewKeyMaterial(r, alg)
+	if err == nil {
+		p.remember(ns, name, b)
+	}
+	return b, err
 }

@@ -1,6 +1,7 @@
 package multipod
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -47,4 +48,43 @@ func TestDemo(t *testing.T) {
 	run("DNSSEC-signed zone on secondary auth-1", "@"+auth.Pods[1].Net.IP, "-b", labClient, "+dnssec", "www.secure.example.com", "A")
 	code, body, err := httpGet(auth.Pods[0].AgentURL("/status"))
 	fmt.Printf("$ curl http://%s:9119/status    # the primary's agent\n    %d %s %v\n", auth.Pods[0].Net.IP, code, strings.TrimSpace(string(body)), err)
+}
+
+// TestLabsSideBySide: two labs at once on one machine (the demo, twice, as
+// `make demo` beside `make test` would run) both succeed, and neither
+// leaves a network namespace behind in the shared /run/netns.
+func TestLabsSideBySide(t *testing.T) {
+	requirements(t)
+	if inLab() {
+		return // it starts labs of its own, from outside
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type run struct {
+		cmd *exec.Cmd
+		out bytes.Buffer
+	}
+	var runs []*run
+	for range 2 {
+		r := &run{cmd: exec.Command(self, "-test.run", "^TestDemo$", "-test.count", "1", "-test.v")}
+		r.cmd.Env = append(os.Environ(), "BINDFN_DEMO=1")
+		r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.out
+		if err := r.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	for i, r := range runs {
+		err := r.cmd.Wait()
+		if err != nil || !strings.Contains(r.out.String(), "3 pods ready") || !strings.Contains(r.out.String(), "198.51.100.10") {
+			t.Errorf("lab %d of 2 running at once failed (%v):\n%s", i+1, err, r.out.String())
+		}
+		// Its namespaces were named l<its pid>-<random>-<pod>; none is left.
+		left, _ := filepath.Glob(fmt.Sprintf("/run/netns/l%d-*", r.cmd.Process.Pid))
+		if len(left) > 0 {
+			t.Errorf("lab %d left network namespaces behind: %v", i+1, left)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package multipod
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,7 +23,12 @@ import (
 // with the lab's PID 1 (this test binary), even when the test is killed.
 const (
 	envInLab = "BINDFN_MULTIPOD_LAB"
-	bridge   = "br-lab"
+	// envLabRun names this run: every network namespace the lab creates is
+	// prefixed with it. /run/netns is shared by every lab on the machine
+	// (the lab's private mount namespace still writes the host's /run), so
+	// two labs at once (make demo beside make test) need distinct names.
+	envLabRun = "BINDFN_MULTIPOD_RUN"
+	bridge    = "br-lab"
 	// labClient is the lab's own address on the bridge: a client outside
 	// any ACL (external view). officeClient is in the office ACL.
 	labClient    = "198.18.0.1"
@@ -47,12 +53,28 @@ func enterLab(t *testing.T) {
 	}
 	args := append([]string{"-n", "-m", "-p", "--fork", "--kill-child=SIGKILL", "--mount-proc", "--propagation", "private", self}, os.Args[1:]...)
 	cmd := exec.Command(unshare, args...)
-	cmd.Env = append(os.Environ(), envInLab+"=1")
+	cmd.Env = append(os.Environ(), envInLab+"=1", envLabRun+"="+newRunID())
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the lab (unshare -n -m -p) failed: %v (its output is above)", err)
 	}
+}
+
+// newRunID is unique among the labs running at once (the outer PID) and
+// unlikely to meet a namespace a killed run left behind (random bits).
+func newRunID() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("l%d-%x", os.Getpid(), b)
+}
+
+// labRun is this run's namespace name prefix ("" outside the lab).
+func labRun() string {
+	if r := os.Getenv(envLabRun); r != "" {
+		return r + "-"
+	}
+	return ""
 }
 
 func mustLook(t testing.TB, name string) string {
@@ -92,6 +114,13 @@ type Lab struct {
 // mount namespace binds its own tree over them.
 var podMountPoints = []string{"/etc/bind-fn", "/run/bind-fn", "/var/lib/bind", "/bind-fn/bin"}
 
+// mountPointsLock is flocked (shared) by every running lab;
+// mountPointsCreated lists the mount points labs created.
+const (
+	mountPointsLock    = "/run/bind-fn-lab.lock"
+	mountPointsCreated = "/run/bind-fn-lab.created"
+)
+
 func newLab(t *testing.T, binDir string) *Lab {
 	t.Helper()
 	if !inLab() {
@@ -104,8 +133,30 @@ func newLab(t *testing.T, binDir string) *Lab {
 	sh(t, ip, "addr", "add", officeClient+"/24", "dev", bridge)
 	sh(t, ip, "addr", "add", partnerClient+"/24", "dev", bridge)
 	sh(t, ip, "link", "set", bridge, "up")
+	// The pod mount points live in the host's root file system, which every
+	// lab shares. Each running lab holds a shared lock on mountPointsLock;
+	// the directories a lab creates are listed in mountPointsCreated; the
+	// last lab to finish (the only one that can lock exclusively) removes
+	// them, so one lab never pulls them from under another.
+	lock, err := os.OpenFile(mountPointsLock, os.O_RDONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		defer lock.Close()
+		if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			return // another lab still uses them
+		}
+		b, _ := os.ReadFile(mountPointsCreated)
+		for _, p := range strings.Fields(string(b)) { // deepest first
+			_ = os.Remove(p)
+		}
+		_ = os.Remove(mountPointsCreated)
+	})
 	for _, d := range podMountPoints {
-		// Remove on cleanup what this creates (deepest first; only if empty).
 		var created []string
 		for p := d; p != "/"; p = filepath.Dir(p) {
 			if _, err := os.Stat(p); err == nil {
@@ -113,13 +164,16 @@ func newLab(t *testing.T, binDir string) *Lab {
 			}
 			created = append(created, p)
 		}
-		t.Cleanup(func() {
-			for _, p := range created {
-				_ = os.Remove(p)
-			}
-		})
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
+		}
+		if len(created) > 0 {
+			f, err := os.OpenFile(mountPointsCreated, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = f.WriteString(strings.Join(created, "\n") + "\n")
+			f.Close()
 		}
 	}
 	return &Lab{t: t, dir: t.TempDir(), binDir: binDir}
@@ -140,6 +194,7 @@ func (l *Lab) addNetns(name, ip string, extra ...string) *Netns {
 	l.nveth++
 	host := fmt.Sprintf("vl%d", l.nveth)
 	l.mu.Unlock()
+	name = labRun() + name // unique per run: /run/netns is shared
 	sh(t, "ip", "netns", "add", name)
 	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", name).Run() })
 	sh(t, "ip", "link", "add", host, "type", "veth", "peer", "name", "eth0", "netns", name)

@@ -69,6 +69,7 @@ func requirements(t *testing.T) (agentBin string) {
 // itself inside one; inside, the subtests share one authoritative cluster.
 func TestLab(t *testing.T) {
 	agentBin := requirements(t)
+	var edKept string // the record external-dns leaves, which DNSRecords must not touch
 	if !inLab() {
 		enterLab(t)
 		return
@@ -98,7 +99,17 @@ func TestLab(t *testing.T) {
 	t.Run("7-resolver", func(t *testing.T) { scenarioResolver(t, lab) })
 	t.Run("4-config-change", func(t *testing.T) { r, in = scenarioConfigChange(t, auth, r, in) })
 	t.Run("5-bad-config", func(t *testing.T) { scenarioBadConfig(t, auth, r) })
-	t.Run("8-records", func(t *testing.T) { r, in = scenarioRecords(t, auth, r, in, "") })
+	t.Run("11-clients", func(t *testing.T) {
+		t.Run("nsupdate", func(t *testing.T) { scenarioNsupdate(t, auth) })
+		t.Run("dig-axfr", func(t *testing.T) { scenarioDigAXFR(t, auth) })
+		t.Run("external-dns", func(t *testing.T) {
+			var report string
+			edBin := testutil.Bin(t, "external-dns") // hack/build-external-dns.sh, via make tools
+			edKept, report = scenarioExternalDNS(t, auth, edBin)
+			t.Logf("external-dns %s, time from its start to the pass's records served (or gone) on each pod:\n%s", externalDNSVersion, report)
+		})
+	})
+	t.Run("8-records", func(t *testing.T) { r, in = scenarioRecords(t, auth, r, in, edKept) })
 	t.Run("6-primary-restart", func(t *testing.T) { scenarioPrimaryRestart(t, lab, auth, key) })
 	t.Run("6-secondary-restart", func(t *testing.T) { scenarioSecondaryRestart(t, lab, auth, key) })
 	auth.stop()
@@ -126,6 +137,9 @@ func TestLab(t *testing.T) {
 	}
 	t.Logf("time from a TSIG-signed UPDATE to the record on every secondary:\n%s", report.String())
 }
+
+// externalDNSVersion is what hack/build-external-dns.sh builds.
+const externalDNSVersion = "v0.23.0"
 
 // benchUpdates per series (issue #4: at least 50).
 const benchUpdates = 60
