@@ -3,6 +3,7 @@ package test
 import (
 	"crypto/rand"
 	"encoding/json"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -25,7 +26,7 @@ import (
 // bind-operator, every field name and default of its history (the seeds)
 // and of DESIGN §2, status included, two clusters sharing a key.
 func operatorPackage(t *testing.T) []model.Item {
-	return testutil.ReadItems(t, filepath.Join(testutil.RepoRoot(t), "test", "testdata", "operator"))
+	return testutil.ReadItems(t, filepath.Join(bindtools.RepoRoot(t), "test", "testdata", "operator"))
 }
 
 func renderOperator(t *testing.T, items []model.Item, prev []render.Object) ([]render.Object, diag.Results) {
@@ -51,7 +52,7 @@ func renderOperator(t *testing.T, items []model.Item, prev []render.Object) ([]r
 // are the nameserver-less zones'), and both roles of every cluster pass
 // named-checkconf -z, every zone loaded, with the pod's paths.
 func TestOperatorManifestsLoadInBIND(t *testing.T) {
-	testutil.RequireBIND(t)
+	bindtools.RequireBIND(t)
 	objs, rs := renderOperator(t, operatorPackage(t), nil)
 	var warned []string
 	for _, r := range rs {
@@ -72,7 +73,7 @@ func TestOperatorManifestsLoadInBIND(t *testing.T) {
 		root := t.TempDir()
 		testutil.LayPod(t, root, c)
 		for _, f := range []string{layout.NamedConfPrimary, layout.NamedConfSecondary} {
-			if out, err := testutil.CheckConf(t, root, layout.ConfigFile(f)); err != nil {
+			if out, err := bindtools.NamedCheckconf(t, root, layout.ConfigFile(f)); err != nil {
 				t.Errorf("cluster %s %s: named-checkconf -z failed: %v\n%s", name, f, err, out)
 			}
 		}

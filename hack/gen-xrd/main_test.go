@@ -167,7 +167,7 @@ func TestSameSchema(t *testing.T) {
 // once per possible list entry, and refuses the CRD Crossplane derives from
 // the XRD (issue 12). test/crdcost runs the API server's own check.
 func TestCELBounds(t *testing.T) {
-	root := testutil.RepoRoot(t)
+	root := bindtools.RepoRoot(t)
 	for name, cfg := range map[string]func(string) Config{"Namespaced": DefaultConfig, "Legacy": LegacyConfig} {
 		t.Run(name, func(t *testing.T) {
 			out, err := Generate(cfg(filepath.Join(root, "config", "crd")))

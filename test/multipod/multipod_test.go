@@ -104,7 +104,7 @@ func TestLab(t *testing.T) {
 		t.Run("dig-axfr", func(t *testing.T) { scenarioDigAXFR(t, auth) })
 		t.Run("external-dns", func(t *testing.T) {
 			var report string
-			edBin := testutil.Bin(t, "external-dns") // hack/build-external-dns.sh, via make tools
+			edBin := bindtools.Bin(t, "external-dns") // hack/build-external-dns.sh, via make tools
 			edKept, report = scenarioExternalDNS(t, auth, edBin)
 			t.Logf("external-dns %s, time from its start to the pass's records served (or gone) on each pod:\n%s", externalDNSVersion, report)
 		})
