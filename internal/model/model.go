@@ -62,6 +62,13 @@ type DNSSECPolicy struct {
 	Src  diag.Source
 	Name string
 	Spec v1alpha1.BindDNSSECPolicySpec
+	// Keys (one csk when the spec has none) and Durations are the spec's,
+	// parsed; a bad one is reported while resolving and left out.
+	Keys      []PolicyKey
+	Durations []PolicyDuration
+	// MaxZoneTTL is the longest TTL named loads in a zone signed with this
+	// policy: spec.maxZoneTTL, or BIND's default.
+	MaxZoneTTL uint64
 }
 
 // View is one view (or the implicit default view).

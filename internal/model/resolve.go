@@ -184,6 +184,7 @@ func (b *builder) scopedPass() {
 		sp := o.Obj.Spec
 		name, _ := o.Obj.ConfName()
 		p := &DNSSECPolicy{Src: o.Src, Name: name, Spec: sp}
+		parsePolicy(p, &b.rs)
 		for _, c := range b.inScope(o.Src, sp.ClusterRef) {
 			addScoped(b.policies, c, o.Src.Ref.Name, p)
 		}

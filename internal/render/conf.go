@@ -48,7 +48,14 @@ type confBuilder struct {
 	rs   diag.Results
 }
 
-func bare(name string) string { return strings.TrimSuffix(name, ".") }
+// bare is a canonical zone name as named.conf and the agent write it: without
+// the trailing dot, except the root zone, which is "." (zone "" is no zone).
+func bare(name string) string {
+	if name == "." {
+		return name
+	}
+	return strings.TrimSuffix(name, ".")
+}
 
 // namedConf renders the named.conf of one role.
 func namedConf(c *model.Cluster, role Role, plan *confPlan) ([]byte, diag.Results) {
@@ -528,7 +535,11 @@ func fileName(prefix, view, zone string) string {
 		b.WriteString(escapeName(view))
 		b.WriteString("_")
 	}
-	b.WriteString(escapeName(bare(zone)))
+	if zone == "." {
+		b.WriteString("_2e") // the root zone; "_" is escaped in every other name
+	} else {
+		b.WriteString(escapeName(bare(zone)))
+	}
 	return b.String()
 }
 
@@ -551,101 +562,24 @@ func escapeName(s string) string {
 func (b *confBuilder) dnssecPolicy(p *model.DNSSECPolicy) nc.Stmt {
 	sp := p.Spec
 	var keys []nc.Stmt
-	ks := sp.Keys
-	if len(ks) == 0 {
-		ks = []v1alpha1.DNSSECKey{{Role: "csk"}}
-	}
-	for i, k := range ks {
-		alg := k.Algorithm
-		if alg == "" {
-			alg = "ecdsap256sha256"
-		}
-		life := k.Lifetime
-		if life == "" {
-			life = "unlimited"
-		}
-		if !isDuration(life) {
-			b.rs.Errorf(p.Src, fmt.Sprintf("spec.keys[%d].lifetime", i), "cannot use %q as a key lifetime: write an ISO 8601 duration (P1Y, P90D) or unlimited", life)
-		}
-		if !isKeyword(alg) {
-			b.rs.Errorf(p.Src, fmt.Sprintf("spec.keys[%d].algorithm", i), "cannot use %q as a DNSSEC algorithm: use a BIND mnemonic such as ecdsap256sha256 or ed25519", alg)
-			continue
-		}
-		w := []nc.Word{nc.Kw(k.Role), nc.Kw("lifetime"), nc.Kw(strings.ToUpper(life)), nc.Kw("algorithm"), nc.Kw(strings.ToLower(alg))}
-		if life == "unlimited" {
-			w[2] = nc.Kw("unlimited")
-		}
+	for _, k := range p.Keys {
+		w := []nc.Word{nc.Kw(k.Role), nc.Kw("lifetime"), nc.Kw(k.Lifetime.Text), nc.Kw("algorithm"), nc.Kw(k.Algorithm)}
 		if k.Bits != nil {
 			w = append(w, nc.Int(int64(*k.Bits)))
 		}
 		keys = append(keys, nc.S(w...))
 	}
 	body := []nc.Stmt{nc.S(nc.Kw("keys"), nc.L(keys...))}
-	durations := []struct{ kw, field, v string }{
-		{"dnskey-ttl", "dnskeyTTL", sp.DNSKEYTTL},
-		{"max-zone-ttl", "maxZoneTTL", sp.MaxZoneTTL},
-		{"signatures-refresh", "signaturesRefresh", sp.SignaturesRefresh},
-		{"signatures-validity", "signaturesValidity", sp.SignaturesValidity},
-		{"signatures-validity-dnskey", "signaturesValidityDNSKEY", sp.SignaturesValidityDNSKEY},
-		{"publish-safety", "publishSafety", sp.PublishSafety},
-		{"retire-safety", "retireSafety", sp.RetireSafety},
-		{"purge-keys", "purgeKeys", sp.PurgeKeys},
-		{"zone-propagation-delay", "zonePropagationDelay", sp.ZonePropagationDelay},
-		{"parent-ds-ttl", "parentDSTTL", sp.ParentDSTTL},
-		{"parent-propagation-delay", "parentPropagationDelay", sp.ParentPropagationDelay},
-	}
-	for _, d := range durations {
-		if d.v == "" {
-			continue
-		}
-		if !isDuration(d.v) || d.v == "unlimited" {
-			b.rs.Errorf(p.Src, "spec."+d.field, "cannot use %q as a duration: write ISO 8601 (PT1H, P14D)", d.v)
-			continue
-		}
-		body = append(body, nc.S(nc.Kw(d.kw), nc.Kw(strings.ToUpper(d.v))))
+	for _, d := range p.Durations {
+		body = append(body, nc.S(nc.Kw(d.Keyword), nc.Kw(d.Value.Text)))
 	}
 	if n := sp.NSEC3; n != nil {
-		body = append(body, nc.B([]nc.Word{nc.Kw("nsec3param")},
-			nc.S(nc.Kw("iterations"), nc.Int(int64(n.Iterations))),
-			nc.S(nc.Kw("optout"), yesNo(n.OptOut)),
-			nc.S(nc.Kw("salt-length"), nc.Int(int64(n.SaltLength))),
+		// One statement in BIND's grammar (9.18 and 9.20), not a block.
+		body = append(body, nc.S(nc.Kw("nsec3param"),
+			nc.Kw("iterations"), nc.Int(int64(n.Iterations)),
+			nc.Kw("optout"), yesNo(n.OptOut),
+			nc.Kw("salt-length"), nc.Int(int64(n.SaltLength)),
 		))
 	}
 	return nc.B([]nc.Word{nc.Kw("dnssec-policy"), nc.Str(p.Name)}, body...)
-}
-
-func isDuration(s string) bool {
-	if s == "unlimited" {
-		return true
-	}
-	u := strings.ToUpper(s)
-	if len(u) < 2 || u[0] != 'P' {
-		return false
-	}
-	seenT, digits := false, false
-	for _, ch := range u[1:] {
-		switch {
-		case ch >= '0' && ch <= '9':
-			digits = true
-		case ch == 'T' && !seenT:
-			seenT = true
-		case strings.ContainsRune("YMWDHS", ch) && digits:
-			digits = false
-		default:
-			return false
-		}
-	}
-	return !digits
-}
-
-func isKeyword(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, ch := range s {
-		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '-') {
-			return false
-		}
-	}
-	return true
 }
