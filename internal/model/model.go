@@ -3,6 +3,7 @@ package model
 import (
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
+	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
 )
 
 // Defaults the function applies (the CRDs carry the same ones).
@@ -35,6 +36,8 @@ type Cluster struct {
 	Views []*View
 	// HasViews reports whether the cluster has BindViews.
 	HasViews bool
+	// ExtraOptions are spec.extraOptions, parsed and checked, sorted by name.
+	ExtraOptions []nc.Stmt
 }
 
 // ACL is a named address match list.

@@ -120,7 +120,9 @@ func (b *builder) clustersPass() {
 		if spec.DNSSECValidation == "" && spec.Mode == v1alpha1.ModeResolver {
 			spec.DNSSECValidation = "auto"
 		}
-		b.clusters[k] = &Cluster{Src: o.Src, Name: k.name, Namespace: k.ns, Spec: spec}
+		c := &Cluster{Src: o.Src, Name: k.name, Namespace: k.ns, Spec: spec}
+		c.ExtraOptions = ParseExtraOptions(o.Src, spec.ExtraOptions, &b.rs)
+		b.clusters[k] = c
 	}
 }
 

@@ -136,22 +136,3 @@ func checkNames(c *model.Cluster) diag.Results {
 }
 
 var quotedString = regexp.MustCompile(`"(?:[^"\\]|\\.)*"?`)
-
-// checkExtraOptionQuotes: a quote glued to a word, or a quoted string that
-// holds ; { or }, is a statement being closed from inside a string: refuse
-// it before the parser reads it some other way than BIND would.
-func checkExtraOptionQuotes(c *model.Cluster) diag.Results {
-	var rs diag.Results
-	for i, text := range c.Spec.ExtraOptions {
-		field := fmt.Sprintf("spec.extraOptions[%d]", i)
-		for _, loc := range quotedString.FindAllStringIndex(text, -1) {
-			q := text[loc[0]:loc[1]]
-			glued := loc[0] > 0 && !strings.ContainsRune(" \t{", rune(text[loc[0]-1]))
-			if glued || strings.ContainsAny(q, ";{}") || len(q) < 2 || !strings.HasSuffix(q, `"`) {
-				rs.Errorf(c.Src, field, "cannot use %q in extraOptions: a quoted string must stand alone and may not hold ; { or }; write one plain option statement per entry", text)
-				break
-			}
-		}
-	}
-	return rs
-}

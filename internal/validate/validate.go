@@ -54,7 +54,6 @@ var clusterChecks = []func(*model.Cluster) diag.Results{
 	checkSecondaryPaths,
 	checkRuntimeAddresses,
 	checkNames,
-	checkExtraOptionQuotes,
 }
 
 func checkCluster(set *model.Set, c *model.Cluster, prev *render.Previous, located bool) diag.Results {
