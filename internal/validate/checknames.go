@@ -64,9 +64,10 @@ func hostname(abs string, wildcard bool) bool {
 	return true
 }
 
-// checkNames: BIND loads primary zones with check-names fail, so the owner
-// of an A or AAAA record, every NS and MX target, the SOA MNAME and the
-// domain of its RNAME must be host names, or the zone does not load.
+// checkNames: BIND loads primary zones with check-names fail, so the
+// nameservers, the SOA MNAME and the domain of its RNAME must be host names,
+// or the zone does not load. Records are checked where they are parsed
+// (zonefile: address owners, NS, MX, SRV and reverse PTR targets).
 func checkNames(c *model.Cluster) diag.Results {
 	var rs diag.Results
 	for _, v := range c.Views {
@@ -116,23 +117,8 @@ func checkNames(c *model.Cluster) diag.Results {
 					}
 				}
 			}
-			for _, s := range z.RRsets {
-				switch strings.ToUpper(s.Type) {
-				case "A", "AAAA":
-					host(s.Src, s.Field+".name", s.Name, true, "the owner of an address record")
-				case "NS", "MX":
-					for i, val := range s.Values {
-						f := strings.Fields(val)
-						if len(f) == 0 {
-							continue
-						}
-						host(s.Src, fmt.Sprintf("%s.values[%d]", s.Field, i), f[len(f)-1], false, "a "+strings.ToUpper(s.Type)+" target")
-					}
-				}
-			}
 		}
 	}
 	return rs
 }
 
-var quotedString = regexp.MustCompile(`"(?:[^"\\]|\\.)*"?`)
