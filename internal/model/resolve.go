@@ -334,7 +334,12 @@ func (b *builder) zonesPass() {
 				b.rs.Errorf(o.Src, "spec.dnssecPolicyRef", "cannot resolve BindDNSSECPolicy %q in namespace %q for cluster %q: no such object in the input", ref, c.Namespace, c.Name)
 			}
 		}
-		z.CatalogMember = sp.Type == v1alpha1.ZonePrimary && v.Catalog != nil && (sp.Catalog == nil || *sp.Catalog)
+		// A zone with its own allowQuery is no catalog member: a member's
+		// zone statement on the secondaries comes from the catalog, which
+		// cannot carry an ACL of keys and names, and without it the
+		// secondaries would answer everyone. It gets an explicit zone
+		// statement there instead.
+		z.CatalogMember = sp.Type == v1alpha1.ZonePrimary && v.Catalog != nil && (sp.Catalog == nil || *sp.Catalog) && len(sp.AllowQuery) == 0
 		for i, r := range sp.Records {
 			z.RRsets = append(z.RRsets, &RRset{Src: o.Src, Field: fmt.Sprintf("spec.records[%d]", i), Name: r.Name, Type: r.Type, TTL: r.TTL, Values: r.Values})
 		}

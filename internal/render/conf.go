@@ -198,7 +198,15 @@ func (b *confBuilder) options() nc.Stmt {
 		nc.S(nc.Kw("querylog"), yesNo(sp.QueryLogging)),
 	)
 	if len(sp.AllowQuery) > 0 {
-		o = append(o, nc.S(nc.Kw("allow-query"), nc.L(b.aml(c.Src, "spec.allowQuery", sp.AllowQuery)...)))
+		// The agent queries its own named signed with the view's transfer
+		// key (readiness, serials): that key always gets through, never
+		// loopback (any process of the pod could use it).
+		var aq []nc.Stmt
+		if !admitsAll(sp.AllowQuery) {
+			aq = b.transferKeys()
+		}
+		aq = append(aq, b.aml(c.Src, "spec.allowQuery", sp.AllowQuery)...)
+		o = append(o, nc.S(nc.Kw("allow-query"), nc.L(aq...)))
 	} else {
 		o = append(o, nc.S(nc.Kw("allow-query"), nc.L(nc.S(nc.Kw("any")))))
 	}
@@ -513,10 +521,72 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 		b.rs.Errorf(z.Src, "spec.type", "unknown zone type %q: use primary, secondary, forward or stub", sp.Type)
 		return nc.Stmt{}, false
 	}
-	if len(sp.AllowQuery) > 0 && sp.Type != v1alpha1.ZoneForward {
-		body = append(body, nc.S(nc.Kw("allow-query"), nc.L(b.aml(z.Src, "spec.allowQuery", sp.AllowQuery)...)))
+	if aq := b.zoneAllowQuery(v, z); len(aq) > 0 {
+		body = append(body, nc.S(nc.Kw("allow-query"), nc.L(aq...)))
 	}
 	return nc.B(head, body...), true
+}
+
+// admitsAll reports whether an address match list starts with "any".
+func admitsAll(list []string) bool {
+	if len(list) == 0 {
+		return true
+	}
+	el, err := nc.ParseElement(list[0])
+	return err == nil && !el.Negated && el.Builtin == "any"
+}
+
+// transferKeys are key elements for every view's transfer key, sorted.
+func (b *confBuilder) transferKeys() []nc.Stmt {
+	var names []string
+	for _, v := range b.c.Views {
+		names = append(names, v.TransferKey.KeyName)
+	}
+	sort.Strings(names)
+	var out []nc.Stmt
+	for i, n := range names {
+		if i > 0 && n == names[i-1] {
+			continue
+		}
+		out = append(out, nc.S(nc.Kw("key"), nc.Str(n)))
+	}
+	return out
+}
+
+// zoneAllowQuery is a zone's allow-query, or nothing to inherit the
+// cluster's. A restricted list always admits, first, the in-pod agent's
+// keys and nothing else: the view's transfer key (the agent's readiness
+// and serial queries; its holders transfer the whole zone anyway) and, on
+// the primary, a dynamic zone's update key (the agent reads the RRsets it
+// converges and BIND checks UPDATEs against allow-query; its holders may
+// rewrite the zone anyway). Loopback is never added: every process of the
+// pod shares it. A dynamic zone without its own list repeats the cluster's
+// with its update key, which the cluster-wide list must not admit to other
+// zones.
+func (b *confBuilder) zoneAllowQuery(v *model.View, z *model.Zone) []nc.Stmt {
+	sp := z.Spec
+	if sp.Type == v1alpha1.ZoneForward {
+		return nil
+	}
+	src, field, list := z.Src, "spec.allowQuery", sp.AllowQuery
+	update := b.role == Primary && sp.Type == v1alpha1.ZonePrimary && sp.DynamicUpdate && z.UpdateKey != nil
+	if len(list) == 0 {
+		if !update || len(b.c.Spec.AllowQuery) == 0 {
+			return nil
+		}
+		src, field, list = b.c.Src, "spec.allowQuery", b.c.Spec.AllowQuery
+	}
+	if admitsAll(list) {
+		if len(sp.AllowQuery) == 0 {
+			return nil
+		}
+		return b.aml(src, field, list)
+	}
+	out := []nc.Stmt{nc.S(nc.Kw("key"), nc.Str(v.TransferKey.KeyName))}
+	if update && z.UpdateKey.KeyName != v.TransferKey.KeyName {
+		out = append(out, nc.S(nc.Kw("key"), nc.Str(z.UpdateKey.KeyName)))
+	}
+	return append(out, b.aml(src, field, list)...)
 }
 
 // secondaryFile is where named keeps a transferred zone.

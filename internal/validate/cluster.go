@@ -308,3 +308,49 @@ func checkACLLoops(c *model.Cluster) diag.Results {
 	}
 	return rs
 }
+
+// checkViewKeys: a key that selects a view belongs to one view (DESIGN
+// §11). An UPDATE or query signed with a key lands in the first view whose
+// match-clients admits it: an update key used by dynamic zones of two views,
+// or one that is another view's transfer key or is named in another view's
+// matchClients, sends one view's updates, and the records they add, to the
+// other view, where its clients are served them.
+func checkViewKeys(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	if !c.HasViews {
+		return rs
+	}
+	owner := map[string]*model.View{} // key (lower case) -> the view it selects
+	for _, v := range c.Views {
+		owner[strings.ToLower(v.TransferKey.KeyName)] = v
+	}
+	for _, v := range c.Views {
+		for _, e := range v.MatchClients {
+			if el, err := nc.ParseElement(e); err == nil && el.Key != "" && !el.Negated {
+				k := strings.ToLower(strings.TrimSuffix(el.Key, "."))
+				if owner[k] == nil {
+					owner[k] = v
+				}
+			}
+		}
+	}
+	byKey := map[string]*model.Zone{}
+	for _, v := range c.Views {
+		for _, z := range v.Zones {
+			if !z.Spec.DynamicUpdate || z.UpdateKey == nil {
+				continue
+			}
+			k := strings.ToLower(z.UpdateKey.KeyName)
+			if o := owner[k]; o != nil && o != v {
+				rs.Errorf(z.Src, "spec.updateKeyRef", "cannot use key %q to update zone %q of view %q: the key selects view %q (its transfer key or matchClients), so the updates, and the records they add, would land in view %q; give the zone a key of its own view", z.UpdateKey.KeyName, strings.TrimSuffix(z.Name, "."), v.Name, o.Name, o.Name)
+				continue
+			}
+			if first := byKey[k]; first != nil && first.View != v {
+				rs.Errorf(z.Src, "spec.updateKeyRef", "cannot use key %q to update zones of two views (%q by %s, and %q): updates signed with it land in whichever view matches first, so one view's records would be served to the other view's clients; give each view's dynamic zones their own key", z.UpdateKey.KeyName, first.View.Name, first.Src.Ref, v.Name)
+				continue
+			}
+			byKey[k] = z
+		}
+	}
+	return rs
+}

@@ -43,6 +43,7 @@ var clusterChecks = []func(*model.Cluster) diag.Results{
 	checkGeneratedNames,
 	checkKeyRefsInLists,
 	checkACLLoops,
+	checkViewKeys,
 	checkZoneNames,
 	checkZoneTypes,
 	checkRecordsOnNonPrimary,
