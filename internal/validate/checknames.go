@@ -121,4 +121,3 @@ func checkNames(c *model.Cluster) diag.Results {
 	}
 	return rs
 }
-
