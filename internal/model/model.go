@@ -3,6 +3,7 @@ package model
 import (
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
+	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
 )
 
 // Defaults the function applies (the CRDs carry the same ones).
@@ -35,6 +36,8 @@ type Cluster struct {
 	Views []*View
 	// HasViews reports whether the cluster has BindViews.
 	HasViews bool
+	// ExtraOptions are spec.extraOptions, parsed and checked, sorted by name.
+	ExtraOptions []nc.Stmt
 }
 
 // ACL is a named address match list.
@@ -62,6 +65,13 @@ type DNSSECPolicy struct {
 	Src  diag.Source
 	Name string
 	Spec v1alpha1.BindDNSSECPolicySpec
+	// Keys (one csk when the spec has none) and Durations are the spec's,
+	// parsed; a bad one is reported while resolving and left out.
+	Keys      []PolicyKey
+	Durations []PolicyDuration
+	// MaxZoneTTL is the longest TTL named loads in a zone signed with this
+	// policy: spec.maxZoneTTL, or BIND's default.
+	MaxZoneTTL uint64
 }
 
 // View is one view (or the implicit default view).

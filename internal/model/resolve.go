@@ -120,8 +120,10 @@ func (b *builder) clustersPass() {
 		if spec.DNSSECValidation == "" && spec.Mode == v1alpha1.ModeResolver {
 			spec.DNSSECValidation = "auto"
 		}
-		b.clusters[k] = &Cluster{Src: o.Src, Name: k.name, Namespace: k.ns, Spec: spec}
-		b.checkClusterDomain(b.clusters[k])
+		c := &Cluster{Src: o.Src, Name: k.name, Namespace: k.ns, Spec: spec}
+		c.ExtraOptions = ParseExtraOptions(o.Src, spec.ExtraOptions, &b.rs)
+		b.clusters[k] = c
+		b.checkClusterDomain(c)
 	}
 }
 
@@ -185,6 +187,7 @@ func (b *builder) scopedPass() {
 		sp := o.Obj.Spec
 		name, _ := o.Obj.ConfName()
 		p := &DNSSECPolicy{Src: o.Src, Name: name, Spec: sp}
+		parsePolicy(p, &b.rs)
 		for _, c := range b.inScope(o.Src, sp.ClusterRef) {
 			addScoped(b.policies, c, o.Src.Ref.Name, p)
 		}
@@ -333,7 +336,12 @@ func (b *builder) zonesPass() {
 			}
 		}
 		b.defaultNameservers(c, z)
-		z.CatalogMember = sp.Type == v1alpha1.ZonePrimary && v.Catalog != nil && (sp.Catalog == nil || *sp.Catalog)
+		// A zone with its own allowQuery is no catalog member: a member's
+		// zone statement on the secondaries comes from the catalog, which
+		// cannot carry an ACL of keys and names, and without it the
+		// secondaries would answer everyone. It gets an explicit zone
+		// statement there instead.
+		z.CatalogMember = sp.Type == v1alpha1.ZonePrimary && v.Catalog != nil && (sp.Catalog == nil || *sp.Catalog) && len(sp.AllowQuery) == 0
 		for i, r := range sp.Records {
 			z.RRsets = append(z.RRsets, &RRset{Src: o.Src, Field: fmt.Sprintf("spec.records[%d]", i), Name: r.Name, Type: r.Type, TTL: r.TTL, Values: r.Values})
 		}

@@ -48,7 +48,14 @@ type confBuilder struct {
 	rs   diag.Results
 }
 
-func bare(name string) string { return strings.TrimSuffix(name, ".") }
+// bare is a canonical zone name as named.conf and the agent write it: without
+// the trailing dot, except the root zone, which is "." (zone "" is no zone).
+func bare(name string) string {
+	if name == "." {
+		return name
+	}
+	return strings.TrimSuffix(name, ".")
+}
 
 // namedConf renders the named.conf of one role.
 func namedConf(c *model.Cluster, role Role, plan *confPlan) ([]byte, diag.Results) {
@@ -191,7 +198,15 @@ func (b *confBuilder) options() nc.Stmt {
 		nc.S(nc.Kw("querylog"), yesNo(sp.QueryLogging)),
 	)
 	if len(sp.AllowQuery) > 0 {
-		o = append(o, nc.S(nc.Kw("allow-query"), nc.L(b.aml(c.Src, "spec.allowQuery", sp.AllowQuery)...)))
+		// The agent queries its own named signed with the view's transfer
+		// key (readiness, serials): that key always gets through, never
+		// loopback (any process of the pod could use it).
+		var aq []nc.Stmt
+		if !admitsAll(sp.AllowQuery) {
+			aq = b.transferKeys()
+		}
+		aq = append(aq, b.aml(c.Src, "spec.allowQuery", sp.AllowQuery)...)
+		o = append(o, nc.S(nc.Kw("allow-query"), nc.L(aq...)))
 	} else {
 		o = append(o, nc.S(nc.Kw("allow-query"), nc.L(nc.S(nc.Kw("any")))))
 	}
@@ -507,10 +522,72 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 		b.rs.Errorf(z.Src, "spec.type", "unknown zone type %q: use primary, secondary, forward or stub", sp.Type)
 		return nc.Stmt{}, false
 	}
-	if len(sp.AllowQuery) > 0 && sp.Type != v1alpha1.ZoneForward {
-		body = append(body, nc.S(nc.Kw("allow-query"), nc.L(b.aml(z.Src, "spec.allowQuery", sp.AllowQuery)...)))
+	if aq := b.zoneAllowQuery(v, z); len(aq) > 0 {
+		body = append(body, nc.S(nc.Kw("allow-query"), nc.L(aq...)))
 	}
 	return nc.B(head, body...), true
+}
+
+// admitsAll reports whether an address match list starts with "any".
+func admitsAll(list []string) bool {
+	if len(list) == 0 {
+		return true
+	}
+	el, err := nc.ParseElement(list[0])
+	return err == nil && !el.Negated && el.Builtin == "any"
+}
+
+// transferKeys are key elements for every view's transfer key, sorted.
+func (b *confBuilder) transferKeys() []nc.Stmt {
+	var names []string
+	for _, v := range b.c.Views {
+		names = append(names, v.TransferKey.KeyName)
+	}
+	sort.Strings(names)
+	var out []nc.Stmt
+	for i, n := range names {
+		if i > 0 && n == names[i-1] {
+			continue
+		}
+		out = append(out, nc.S(nc.Kw("key"), nc.Str(n)))
+	}
+	return out
+}
+
+// zoneAllowQuery is a zone's allow-query, or nothing to inherit the
+// cluster's. A restricted list always admits, first, the in-pod agent's
+// keys and nothing else: the view's transfer key (the agent's readiness
+// and serial queries; its holders transfer the whole zone anyway) and, on
+// the primary, a dynamic zone's update key (the agent reads the RRsets it
+// converges and BIND checks UPDATEs against allow-query; its holders may
+// rewrite the zone anyway). Loopback is never added: every process of the
+// pod shares it. A dynamic zone without its own list repeats the cluster's
+// with its update key, which the cluster-wide list must not admit to other
+// zones.
+func (b *confBuilder) zoneAllowQuery(v *model.View, z *model.Zone) []nc.Stmt {
+	sp := z.Spec
+	if sp.Type == v1alpha1.ZoneForward {
+		return nil
+	}
+	src, field, list := z.Src, "spec.allowQuery", sp.AllowQuery
+	update := b.role == Primary && sp.Type == v1alpha1.ZonePrimary && sp.DynamicUpdate && z.UpdateKey != nil
+	if len(list) == 0 {
+		if !update || len(b.c.Spec.AllowQuery) == 0 {
+			return nil
+		}
+		src, field, list = b.c.Src, "spec.allowQuery", b.c.Spec.AllowQuery
+	}
+	if admitsAll(list) {
+		if len(sp.AllowQuery) == 0 {
+			return nil
+		}
+		return b.aml(src, field, list)
+	}
+	out := []nc.Stmt{nc.S(nc.Kw("key"), nc.Str(v.TransferKey.KeyName))}
+	if update && z.UpdateKey.KeyName != v.TransferKey.KeyName {
+		out = append(out, nc.S(nc.Kw("key"), nc.Str(z.UpdateKey.KeyName)))
+	}
+	return append(out, b.aml(src, field, list)...)
 }
 
 // secondaryFile is where named keeps a transferred zone.
@@ -529,7 +606,11 @@ func fileName(prefix, view, zone string) string {
 		b.WriteString(escapeName(view))
 		b.WriteString("_")
 	}
-	b.WriteString(escapeName(bare(zone)))
+	if zone == "." {
+		b.WriteString("_2e") // the root zone; "_" is escaped in every other name
+	} else {
+		b.WriteString(escapeName(bare(zone)))
+	}
 	return b.String()
 }
 
@@ -552,101 +633,24 @@ func escapeName(s string) string {
 func (b *confBuilder) dnssecPolicy(p *model.DNSSECPolicy) nc.Stmt {
 	sp := p.Spec
 	var keys []nc.Stmt
-	ks := sp.Keys
-	if len(ks) == 0 {
-		ks = []v1alpha1.DNSSECKey{{Role: "csk"}}
-	}
-	for i, k := range ks {
-		alg := k.Algorithm
-		if alg == "" {
-			alg = "ecdsap256sha256"
-		}
-		life := k.Lifetime
-		if life == "" {
-			life = "unlimited"
-		}
-		if !isDuration(life) {
-			b.rs.Errorf(p.Src, fmt.Sprintf("spec.keys[%d].lifetime", i), "cannot use %q as a key lifetime: write an ISO 8601 duration (P1Y, P90D) or unlimited", life)
-		}
-		if !isKeyword(alg) {
-			b.rs.Errorf(p.Src, fmt.Sprintf("spec.keys[%d].algorithm", i), "cannot use %q as a DNSSEC algorithm: use a BIND mnemonic such as ecdsap256sha256 or ed25519", alg)
-			continue
-		}
-		w := []nc.Word{nc.Kw(k.Role), nc.Kw("lifetime"), nc.Kw(strings.ToUpper(life)), nc.Kw("algorithm"), nc.Kw(strings.ToLower(alg))}
-		if life == "unlimited" {
-			w[2] = nc.Kw("unlimited")
-		}
+	for _, k := range p.Keys {
+		w := []nc.Word{nc.Kw(k.Role), nc.Kw("lifetime"), nc.Kw(k.Lifetime.Text), nc.Kw("algorithm"), nc.Kw(k.Algorithm)}
 		if k.Bits != nil {
 			w = append(w, nc.Int(int64(*k.Bits)))
 		}
 		keys = append(keys, nc.S(w...))
 	}
 	body := []nc.Stmt{nc.S(nc.Kw("keys"), nc.L(keys...))}
-	durations := []struct{ kw, field, v string }{
-		{"dnskey-ttl", "dnskeyTTL", sp.DNSKEYTTL},
-		{"max-zone-ttl", "maxZoneTTL", sp.MaxZoneTTL},
-		{"signatures-refresh", "signaturesRefresh", sp.SignaturesRefresh},
-		{"signatures-validity", "signaturesValidity", sp.SignaturesValidity},
-		{"signatures-validity-dnskey", "signaturesValidityDNSKEY", sp.SignaturesValidityDNSKEY},
-		{"publish-safety", "publishSafety", sp.PublishSafety},
-		{"retire-safety", "retireSafety", sp.RetireSafety},
-		{"purge-keys", "purgeKeys", sp.PurgeKeys},
-		{"zone-propagation-delay", "zonePropagationDelay", sp.ZonePropagationDelay},
-		{"parent-ds-ttl", "parentDSTTL", sp.ParentDSTTL},
-		{"parent-propagation-delay", "parentPropagationDelay", sp.ParentPropagationDelay},
-	}
-	for _, d := range durations {
-		if d.v == "" {
-			continue
-		}
-		if !isDuration(d.v) || d.v == "unlimited" {
-			b.rs.Errorf(p.Src, "spec."+d.field, "cannot use %q as a duration: write ISO 8601 (PT1H, P14D)", d.v)
-			continue
-		}
-		body = append(body, nc.S(nc.Kw(d.kw), nc.Kw(strings.ToUpper(d.v))))
+	for _, d := range p.Durations {
+		body = append(body, nc.S(nc.Kw(d.Keyword), nc.Kw(d.Value.Text)))
 	}
 	if n := sp.NSEC3; n != nil {
-		body = append(body, nc.B([]nc.Word{nc.Kw("nsec3param")},
-			nc.S(nc.Kw("iterations"), nc.Int(int64(n.Iterations))),
-			nc.S(nc.Kw("optout"), yesNo(n.OptOut)),
-			nc.S(nc.Kw("salt-length"), nc.Int(int64(n.SaltLength))),
+		// One statement in BIND's grammar (9.18 and 9.20), not a block.
+		body = append(body, nc.S(nc.Kw("nsec3param"),
+			nc.Kw("iterations"), nc.Int(int64(n.Iterations)),
+			nc.Kw("optout"), yesNo(n.OptOut),
+			nc.Kw("salt-length"), nc.Int(int64(n.SaltLength)),
 		))
 	}
 	return nc.B([]nc.Word{nc.Kw("dnssec-policy"), nc.Str(p.Name)}, body...)
-}
-
-func isDuration(s string) bool {
-	if s == "unlimited" {
-		return true
-	}
-	u := strings.ToUpper(s)
-	if len(u) < 2 || u[0] != 'P' {
-		return false
-	}
-	seenT, digits := false, false
-	for _, ch := range u[1:] {
-		switch {
-		case ch >= '0' && ch <= '9':
-			digits = true
-		case ch == 'T' && !seenT:
-			seenT = true
-		case strings.ContainsRune("YMWDHS", ch) && digits:
-			digits = false
-		default:
-			return false
-		}
-	}
-	return !digits
-}
-
-func isKeyword(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, ch := range s {
-		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '-') {
-			return false
-		}
-	}
-	return true
 }

@@ -64,9 +64,10 @@ func hostname(abs string, wildcard bool) bool {
 	return true
 }
 
-// checkNames: BIND loads primary zones with check-names fail, so the owner
-// of an A or AAAA record, every NS and MX target, the SOA MNAME and the
-// domain of its RNAME must be host names, or the zone does not load.
+// checkNames: BIND loads primary zones with check-names fail, so the
+// nameservers, the SOA MNAME and the domain of its RNAME must be host names,
+// or the zone does not load. Records are checked where they are parsed
+// (zonefile: address owners, NS, MX, SRV and reverse PTR targets).
 func checkNames(c *model.Cluster) diag.Results {
 	var rs diag.Results
 	for _, v := range c.Views {
@@ -115,41 +116,6 @@ func checkNames(c *model.Cluster) diag.Results {
 						rs.Errorf(z.Src, "spec.soa.email", "cannot use %q as the SOA contact: its domain %q is not a host name; fix it", soa.Email, d)
 					}
 				}
-			}
-			for _, s := range z.RRsets {
-				switch strings.ToUpper(s.Type) {
-				case "A", "AAAA":
-					host(s.Src, s.Field+".name", s.Name, true, "the owner of an address record")
-				case "NS", "MX":
-					for i, val := range s.Values {
-						f := strings.Fields(val)
-						if len(f) == 0 {
-							continue
-						}
-						host(s.Src, fmt.Sprintf("%s.values[%d]", s.Field, i), f[len(f)-1], false, "a "+strings.ToUpper(s.Type)+" target")
-					}
-				}
-			}
-		}
-	}
-	return rs
-}
-
-var quotedString = regexp.MustCompile(`"(?:[^"\\]|\\.)*"?`)
-
-// checkExtraOptionQuotes: a quote glued to a word, or a quoted string that
-// holds ; { or }, is a statement being closed from inside a string: refuse
-// it before the parser reads it some other way than BIND would.
-func checkExtraOptionQuotes(c *model.Cluster) diag.Results {
-	var rs diag.Results
-	for i, text := range c.Spec.ExtraOptions {
-		field := fmt.Sprintf("spec.extraOptions[%d]", i)
-		for _, loc := range quotedString.FindAllStringIndex(text, -1) {
-			q := text[loc[0]:loc[1]]
-			glued := loc[0] > 0 && !strings.ContainsRune(" \t{", rune(text[loc[0]-1]))
-			if glued || strings.ContainsAny(q, ";{}") || len(q) < 2 || !strings.HasSuffix(q, `"`) {
-				rs.Errorf(c.Src, field, "cannot use %q in extraOptions: a quoted string must stand alone and may not hold ; { or }; write one plain option statement per entry", text)
-				break
 			}
 		}
 	}

@@ -202,7 +202,7 @@ func checkKeyRefsInLists(c *model.Cluster) diag.Results {
 	keys := keyNames(c)
 	acls := map[string]bool{}
 	for _, a := range c.ACLs {
-		acls[a.Name] = true
+		acls[strings.ToLower(a.Name)] = true
 	}
 	lists := map[string]bool{}
 	for _, v := range c.Views {
@@ -222,7 +222,7 @@ func checkKeyRefsInLists(c *model.Cluster) diag.Results {
 			switch {
 			case el.Key != "" && !keys[strings.ToLower(strings.TrimSuffix(el.Key, "."))]:
 				undefinedKey(lf.src, f, el.Key)
-			case el.ACL != "" && !acls[el.ACL]:
+			case el.ACL != "" && !acls[strings.ToLower(el.ACL)]:
 				rs.Errorf(lf.src, f, "cannot use ACL %q: no BindACL of BindCluster %q has that name; define it or fix the name", el.ACL, c.Name)
 			}
 		}
@@ -242,6 +242,114 @@ func checkKeyRefsInLists(c *model.Cluster) diag.Results {
 			case se.List != "" && !lists[se.List]:
 				rs.Errorf(lf.src, f, "cannot use server list %q: bind-fn defines no such list, and BIND takes addresses or list names here, never host names; write an IP address", se.List)
 			}
+		}
+	}
+	return rs
+}
+
+// checkACLLoops: an ACL that includes itself, directly or through others, is
+// one named-checkconf may pass but named exits on ("acl loop detected").
+// Each loop is reported once, on the element of the first ACL (by name)
+// that closes it.
+func checkACLLoops(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	byName := map[string]*model.ACL{}
+	for _, a := range c.ACLs {
+		byName[strings.ToLower(a.Name)] = a
+	}
+	refs := func(a *model.ACL) []int {
+		var out []int
+		for i, e := range a.Elements {
+			if el, err := nc.ParseElement(e); err == nil && el.ACL != "" && byName[strings.ToLower(el.ACL)] != nil {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[*model.ACL]int{}
+	var path []*model.ACL
+	var visit func(a *model.ACL)
+	visit = func(a *model.ACL) {
+		state[a] = active
+		path = append(path, a)
+		for _, i := range refs(a) {
+			el, _ := nc.ParseElement(a.Elements[i])
+			next := byName[strings.ToLower(el.ACL)]
+			switch state[next] {
+			case unseen:
+				visit(next)
+			case active:
+				var names []string
+				start := 0
+				for j, p := range path {
+					if p == next {
+						start = j
+					}
+				}
+				for _, p := range path[start:] {
+					names = append(names, fmt.Sprintf("%q", p.Name))
+				}
+				names = append(names, fmt.Sprintf("%q", next.Name))
+				rs.Errorf(a.Src, fmt.Sprintf("spec.addresses[%d]", i), "cannot include ACL %q in ACL %q: it closes a loop (%s) and named exits with \"acl loop detected\"; remove one of the references", el.ACL, a.Name, strings.Join(names, " -> "))
+			}
+		}
+		path = path[:len(path)-1]
+		state[a] = done
+	}
+	for _, a := range c.ACLs { // sorted by name
+		if state[a] == unseen {
+			visit(a)
+		}
+	}
+	return rs
+}
+
+// checkViewKeys: a key that selects a view belongs to one view (DESIGN
+// §11). An UPDATE or query signed with a key lands in the first view whose
+// match-clients admits it: an update key used by dynamic zones of two views,
+// or one that is another view's transfer key or is named in another view's
+// matchClients, sends one view's updates, and the records they add, to the
+// other view, where its clients are served them.
+func checkViewKeys(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	if !c.HasViews {
+		return rs
+	}
+	owner := map[string]*model.View{} // key (lower case) -> the view it selects
+	for _, v := range c.Views {
+		owner[strings.ToLower(v.TransferKey.KeyName)] = v
+	}
+	for _, v := range c.Views {
+		for _, e := range v.MatchClients {
+			if el, err := nc.ParseElement(e); err == nil && el.Key != "" && !el.Negated {
+				k := strings.ToLower(strings.TrimSuffix(el.Key, "."))
+				if owner[k] == nil {
+					owner[k] = v
+				}
+			}
+		}
+	}
+	byKey := map[string]*model.Zone{}
+	for _, v := range c.Views {
+		for _, z := range v.Zones {
+			if !z.Spec.DynamicUpdate || z.UpdateKey == nil {
+				continue
+			}
+			k := strings.ToLower(z.UpdateKey.KeyName)
+			if o := owner[k]; o != nil && o != v {
+				rs.Errorf(z.Src, "spec.updateKeyRef", "cannot use key %q to update zone %q of view %q: the key selects view %q (its transfer key or matchClients), so the updates, and the records they add, would land in view %q; give the zone a key of its own view", z.UpdateKey.KeyName, strings.TrimSuffix(z.Name, "."), v.Name, o.Name, o.Name)
+				continue
+			}
+			if first := byKey[k]; first != nil && first.View != v {
+				rs.Errorf(z.Src, "spec.updateKeyRef", "cannot use key %q to update zones of two views (%q by %s, and %q): updates signed with it land in whichever view matches first, so one view's records would be served to the other view's clients; give each view's dynamic zones their own key", z.UpdateKey.KeyName, first.View.Name, first.Src.Ref, v.Name)
+				continue
+			}
+			byKey[k] = z
 		}
 	}
 	return rs

@@ -279,9 +279,10 @@ func checkScopedNames(s *model.Set, c *model.Cluster) diag.Results {
 		}
 		keys[k] = first{o.Src, field}
 	}
+	// BIND compares ACL names case-insensitively ("attempt to redefine acl").
 	uniqueNames(&rs, c, s.ACLs, "ACL", func(a *v1alpha1.BindACL) (string, string, string) {
 		name, field := a.ConfName()
-		return a.Spec.ClusterRef, name, field
+		return a.Spec.ClusterRef, strings.ToLower(name), field
 	})
 	uniqueNames(&rs, c, s.DNSSECPolicies, "dnssec-policy", func(p *v1alpha1.BindDNSSECPolicy) (string, string, string) {
 		name, field := p.ConfName()
@@ -301,7 +302,7 @@ func uniqueNames[T any](rs *diag.Results, c *model.Cluster, objs []model.Obj[T],
 			continue
 		}
 		if f, dup := seen[name]; dup {
-			rs.Errorf(o.Src, field, "cannot define %s %q twice for BindCluster %q: %s already defines it; rename one", what, name, c.Name, where(f))
+			rs.Errorf(o.Src, field, "cannot define %s %q twice for BindCluster %q: %s already defines it (BIND compares ACL names case-insensitively); rename one", what, name, c.Name, where(f))
 			continue
 		}
 		seen[name] = o.Src

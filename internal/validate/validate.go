@@ -42,17 +42,19 @@ var clusterChecks = []func(*model.Cluster) diag.Results{
 	checkClusterSpec,
 	checkGeneratedNames,
 	checkKeyRefsInLists,
+	checkACLLoops,
+	checkViewKeys,
 	checkZoneNames,
 	checkZoneTypes,
 	checkRecordsOnNonPrimary,
 	checkDynamic,
 	checkSOATimers,
 	checkDNSSECPolicies,
+	checkMaxZoneTTL,
 	checkViews,
 	checkSecondaryPaths,
 	checkRuntimeAddresses,
 	checkNames,
-	checkExtraOptionQuotes,
 }
 
 func checkCluster(set *model.Set, c *model.Cluster, prev *render.Previous, located bool) diag.Results {

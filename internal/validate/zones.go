@@ -259,13 +259,6 @@ func checkSerial(c *model.Cluster, v *model.View, z *model.Zone, built *zonefile
 	return rs
 }
 
-// dnssecAlgorithms are the mnemonics BIND 9.18 and 9.20 accept in a
-// dnssec-policy key (RSASHA1 variants are refused by modern OpenSSL).
-var dnssecAlgorithms = map[string]bool{
-	"rsasha256": true, "rsasha512": true, "ecdsap256sha256": true, "ecdsap384sha384": true,
-	"ed25519": true, "ed448": true, "8": true, "10": true, "13": true, "14": true, "15": true, "16": true,
-}
-
 // checkDNSSECPolicies: key roles, algorithms, sizes and NSEC3 parameters
 // BIND accepts.
 func checkDNSSECPolicies(c *model.Cluster) diag.Results {
@@ -274,17 +267,10 @@ func checkDNSSECPolicies(c *model.Cluster) diag.Results {
 		roles := map[string]int{}
 		for i, k := range p.Spec.Keys {
 			f := fmt.Sprintf("spec.keys[%d]", i)
+			// Roles and algorithms are checked while resolving (model).
 			role := strings.ToLower(k.Role)
-			switch role {
-			case "ksk", "zsk", "csk":
-				roles[role]++
-			default:
-				rs.Errorf(p.Src, f+".role", "cannot use key role %q: use csk, or ksk and zsk", k.Role)
-			}
+			roles[role]++
 			alg := strings.ToLower(k.Algorithm)
-			if alg != "" && !dnssecAlgorithms[alg] {
-				rs.Errorf(p.Src, f+".algorithm", "cannot use DNSSEC algorithm %q: use ecdsap256sha256 (recommended), ecdsap384sha384, ed25519, ed448, rsasha256 or rsasha512", k.Algorithm)
-			}
 			if k.Bits != nil {
 				if !strings.HasPrefix(alg, "rsa") && alg != "8" && alg != "10" {
 					rs.Errorf(p.Src, f+".bits", "cannot set a key size for algorithm %q: only RSA keys take bits", alg)
@@ -365,4 +351,40 @@ func hasPrimary(v *model.View) bool {
 		}
 	}
 	return false
+}
+
+// checkMaxZoneTTL: named refuses to load a zone signed by a dnssec-policy
+// when any TTL is above the policy's max-zone-ttl (PT24H unless set):
+// "TTL exceeds configured max-zone-ttl", the zone is not loaded.
+// named-checkconf -z does not catch it.
+func checkMaxZoneTTL(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	for _, v := range c.Views {
+		for _, z := range v.Zones {
+			if z.DNSSEC == nil || z.Spec.Type != v1alpha1.ZonePrimary {
+				continue
+			}
+			limit := z.DNSSEC.MaxZoneTTL
+			why := fmt.Sprintf("dnssec-policy %q allows at most %d seconds (maxZoneTTL", z.DNSSEC.Name, limit)
+			if z.DNSSEC.Spec.MaxZoneTTL == "" {
+				why += ", BIND's default PT24H"
+			}
+			why += "); named would not load the zone"
+			def := int64(model.DefaultTTL)
+			if z.Spec.DefaultTTL != nil {
+				def = int64(*z.Spec.DefaultTTL)
+				if def > int64(limit) {
+					rs.Errorf(z.Src, "spec.defaultTTL", "cannot use TTL %d in zone %q: %s; lower the TTL or raise the policy's maxZoneTTL", def, strings.TrimSuffix(z.Name, "."), why)
+					continue
+				}
+			}
+			for _, r := range z.RRsets {
+				if r.TTL == nil || int64(*r.TTL) <= int64(limit) {
+					continue
+				}
+				rs.Errorf(r.Src, r.Field+".ttl", "cannot use TTL %d in zone %q: %s; lower the TTL or raise the policy's maxZoneTTL", *r.TTL, strings.TrimSuffix(z.Name, "."), why)
+			}
+		}
+	}
+	return rs
 }

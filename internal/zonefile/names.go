@@ -68,7 +68,13 @@ func canonical(abs string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%q is not a valid domain name: %v", abs, err)
 	}
-	return dns.CanonicalName(s), nil
+	s = dns.CanonicalName(s)
+	if strings.HasPrefix(s, "$") {
+		// miekg/dns does not escape '$', but a zone file line that starts
+		// with it is a directive ($ORIGIN): keep the escape.
+		s = `\` + s
+	}
+	return s, nil
 }
 
 // checkNameChars rejects what a zone file would read as something other than

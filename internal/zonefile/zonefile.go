@@ -347,12 +347,29 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 		b.rs.Errorf(src, field+".values", "an RRset needs at least one value")
 		return
 	}
+	// A zone name that is no host name is reported on the zone, not on
+	// every record in it.
+	if ownerNeedsHostname(t) && !isHostname(owner, true) && isHostname(b.origin, false) {
+		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of an address record: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", name)
+		return
+	}
 	set := &rrset{src: src, field: field, owner: owner, typ: t, entries: make([]entry, 0, len(values))}
 	for i, v := range values {
 		f := field + ".values[" + strconv.Itoa(i) + "]"
+		v, err := idnValue(t, v)
+		if err != nil {
+			b.rs.Errorf(src, f, "cannot parse value for type %s: %v", tname, err)
+			ok = false
+			continue
+		}
 		e, err := parseValue(owner, rttl, t, tname, v, b.origin)
 		if err != nil {
 			b.rs.Errorf(src, f, "cannot parse value for type %s: %v", tname, err)
+			ok = false
+			continue
+		}
+		if target, what := checkNamesTarget(e.rr); target != "" && !isHostname(target, false) && (!inZone(target, b.origin) || isHostname(b.origin, false)) {
+			b.rs.Errorf(src, f, "cannot use %q as %s: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", target, what)
 			ok = false
 			continue
 		}

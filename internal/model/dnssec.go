@@ -1,0 +1,105 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+)
+
+// DefaultMaxZoneTTL is BIND's max-zone-ttl of a dnssec-policy that sets
+// none (PT24H in 9.18 and 9.20): named refuses to load a signed zone with a
+// longer TTL ("TTL exceeds configured max-zone-ttl").
+const DefaultMaxZoneTTL = 86400
+
+// DNSSECAlgorithms are the mnemonics BIND 9.18 and 9.20 accept in a
+// dnssec-policy key (RSASHA1 variants are refused by modern OpenSSL).
+var DNSSECAlgorithms = map[string]bool{
+	"rsasha256": true, "rsasha512": true, "ecdsap256sha256": true, "ecdsap384sha384": true,
+	"ed25519": true, "ed448": true, "8": true, "10": true, "13": true, "14": true, "15": true, "16": true,
+}
+
+// PolicyKey is one key of a dnssec-policy, defaults applied, every value
+// known to be valid.
+type PolicyKey struct {
+	// Role is csk, ksk or zsk.
+	Role string
+	// Algorithm is a lower-case mnemonic of DNSSECAlgorithms.
+	Algorithm string
+	Lifetime  Duration
+	Bits      *int32
+}
+
+// PolicyDuration is one duration option of a dnssec-policy.
+type PolicyDuration struct {
+	// Keyword in named.conf (dnskey-ttl), Field in the spec (dnskeyTTL).
+	Keyword, Field string
+	Value          Duration
+}
+
+// parsePolicy reads a BindDNSSECPolicy's keys and durations into typed
+// values; each bad value is a located error and is left out.
+func parsePolicy(p *DNSSECPolicy, rs *diag.Results) {
+	sp := p.Spec
+	ks := sp.Keys
+	if len(ks) == 0 {
+		ks = []v1alpha1.DNSSECKey{{Role: "csk"}}
+	}
+	for i, k := range ks {
+		f := fmt.Sprintf("spec.keys[%d]", i)
+		ok := true
+		role := strings.ToLower(k.Role)
+		if role != "csk" && role != "ksk" && role != "zsk" {
+			rs.Errorf(p.Src, f+".role", "cannot use key role %q: use csk, or ksk and zsk", k.Role)
+			ok = false
+		}
+		alg := strings.ToLower(k.Algorithm)
+		if alg == "" {
+			alg = "ecdsap256sha256"
+		}
+		if !DNSSECAlgorithms[alg] {
+			rs.Errorf(p.Src, f+".algorithm", "cannot use DNSSEC algorithm %q: use ecdsap256sha256 (recommended), ecdsap384sha384, ed25519, ed448, rsasha256 or rsasha512", k.Algorithm)
+			ok = false
+		}
+		life := Duration{Text: "unlimited", Unlimited: true}
+		if k.Lifetime != "" {
+			d, err := ParseDuration(k.Lifetime, true)
+			if err != nil {
+				rs.Errorf(p.Src, f+".lifetime", "cannot use %q as a key lifetime: %v", k.Lifetime, err)
+				ok = false
+			}
+			life = d
+		}
+		if ok {
+			p.Keys = append(p.Keys, PolicyKey{Role: role, Algorithm: alg, Lifetime: life, Bits: k.Bits})
+		}
+	}
+	p.MaxZoneTTL = DefaultMaxZoneTTL
+	for _, d := range []struct{ kw, field, v string }{
+		{"dnskey-ttl", "dnskeyTTL", sp.DNSKEYTTL},
+		{"max-zone-ttl", "maxZoneTTL", sp.MaxZoneTTL},
+		{"signatures-refresh", "signaturesRefresh", sp.SignaturesRefresh},
+		{"signatures-validity", "signaturesValidity", sp.SignaturesValidity},
+		{"signatures-validity-dnskey", "signaturesValidityDNSKEY", sp.SignaturesValidityDNSKEY},
+		{"publish-safety", "publishSafety", sp.PublishSafety},
+		{"retire-safety", "retireSafety", sp.RetireSafety},
+		{"purge-keys", "purgeKeys", sp.PurgeKeys},
+		{"zone-propagation-delay", "zonePropagationDelay", sp.ZonePropagationDelay},
+		{"parent-ds-ttl", "parentDSTTL", sp.ParentDSTTL},
+		{"parent-propagation-delay", "parentPropagationDelay", sp.ParentPropagationDelay},
+	} {
+		if d.v == "" {
+			continue
+		}
+		v, err := ParseDuration(d.v, false)
+		if err != nil {
+			rs.Errorf(p.Src, "spec."+d.field, "%v", err)
+			continue
+		}
+		if d.kw == "max-zone-ttl" {
+			p.MaxZoneTTL = v.Seconds
+		}
+		p.Durations = append(p.Durations, PolicyDuration{Keyword: d.kw, Field: d.field, Value: v})
+	}
+}

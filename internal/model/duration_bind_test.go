@@ -1,0 +1,41 @@
+package model_test
+
+import (
+	"fmt"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"git.unkin.net/unkin/bind-fn/internal/model"
+)
+
+// TestParseDurationBIND asks the real named-checkconf about every duration
+// of a list: whatever ParseDuration accepts BIND accepts, and whatever BIND
+// refuses ParseDuration refuses. The forms BIND reads that we refuse are
+// listed in docs/validation.md, and here.
+func TestParseDurationBIND(t *testing.T) {
+	bindtools.RequireBIND(t)
+	refusedOnPurpose := map[string]bool{"P": true, "PT": true, "P1DT": true, "1d": true, "3600": true, "1w2d": true}
+	for _, d := range []string{
+		"PT1H", "p1d", "P2W", "P1Y2M3DT4H5M6S", "PT30M", "P1M", "P4294967295Y", "PT0S",
+		"P1H", "PT5D", "P1W2D", "PT1H1D", "P1W1D", "PT1W", "P1DT1W", "P1S", "P1D5", "PX", "P1.5D",
+		"P", "PT", "P1DT", "1d", "3600", "1w2d",
+	} {
+		dir := t.TempDir()
+		conf := filepath.Join(dir, "named.conf")
+		if err := os.WriteFile(conf, []byte(fmt.Sprintf("dnssec-policy \"p\" { dnskey-ttl %s; };\n", d)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := bindtools.Offline(t, bindtools.BINDPath(t, "named-checkconf"), conf).CombinedOutput()
+		bind := err == nil
+		_, perr := model.ParseDuration(d, false)
+		ours := perr == nil
+		switch {
+		case ours && !bind:
+			t.Errorf("%q: we accept it, named-checkconf refuses it: %s", d, out)
+		case !ours && bind && !refusedOnPurpose[d]:
+			t.Errorf("%q: we refuse it (%v), named-checkconf accepts it; accept it or document it", d, perr)
+		}
+	}
+}

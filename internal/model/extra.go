@@ -1,0 +1,436 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
+)
+
+// ownedOptions are statements bind-fn renders itself, or that would move the
+// server's files, keys or control channel: extraOptions may not set them.
+var ownedOptions = map[string]string{
+	"include": "", "directory": "", "pid-file": "", "session-keyfile": "", "key-directory": "",
+	"managed-keys-directory": "", "dump-file": "", "statistics-file": "", "memstatistics-file": "",
+	"bindkeys-file": "", "secroots-file": "", "recursing-file": "", "lock-file": "", "geoip-directory": "",
+	"listen-on": "spec.ipv6", "listen-on-v6": "spec.ipv6", "version": "",
+	"allow-query": "spec.allowQuery", "recursion": "spec.mode", "allow-recursion": "spec.allowRecursion",
+	"forwarders": "spec.forwarders", "forward": "spec.forwardOnly", "dnssec-validation": "spec.dnssecValidation",
+	"allow-transfer": "BindZone.spec.allowTransfer", "allow-update": "BindZone.spec.dynamicUpdate",
+	"allow-update-forwarding": "", "update-policy": "",
+	"notify": "", "also-notify": "BindZone.spec.alsoNotify", "allow-notify": "", "notify-rate": "",
+	"startup-notify-rate": "", "serial-query-rate": "", "notify-delay": "", "notify-source": "", "notify-source-v6": "",
+	"querylog": "spec.queryLogging", "rate-limit": "spec.rateLimit", "catalog-zones": "BindCatalogZone",
+	"response-policy": "BindPolicy", "controls": "", "key": "BindTSIGKey", "acl": "BindACL", "zone": "BindZone",
+	"view": "BindView", "logging": "", "options": "", "server": "", "primaries": "", "masters": "",
+	"remote-servers": "", "dnssec-policy": "BindDNSSECPolicy", "statistics-channels": "", "trust-anchors": "",
+	"trusted-keys": "", "managed-keys": "", "tls": "", "http": "", "dnstap-output": "", "plugin": "",
+	"transfer-source": "", "transfer-source-v6": "", "query-source": "", "query-source-v6": "",
+}
+
+// optKind is the shape of an option's value that ParseExtraOptions checks.
+type optKind uint8
+
+const (
+	optAny optKind = iota // a list, a block, or a value of several forms: left to BIND
+	optBool
+	optNumber
+	optString
+	optDuration
+	optSize
+	optSizeOrPercent
+	optPercent
+)
+
+// knownOptions are the statements BIND 9.18's options clause accepts
+// (neither deprecated nor obsolete), with the shape of their value. The list
+// was read from named-checkconf 9.18.49 (each name with a bad value gives
+// an error other than "unknown option"); TestKnownOptionsBIND checks it
+// against the named-checkconf the tests run.
+var knownOptions = map[string]optKind{
+	"allow-new-zones":                   optBool,
+	"allow-notify":                      optAny,
+	"allow-query":                       optAny,
+	"allow-query-cache":                 optAny,
+	"allow-query-cache-on":              optAny,
+	"allow-query-on":                    optAny,
+	"allow-recursion":                   optAny,
+	"allow-recursion-on":                optAny,
+	"allow-transfer":                    optAny,
+	"allow-update":                      optAny,
+	"allow-update-forwarding":           optAny,
+	"also-notify":                       optAny,
+	"answer-cookie":                     optBool,
+	"attach-cache":                      optAny,
+	"auth-nxdomain":                     optBool,
+	"automatic-interface-scan":          optBool,
+	"bindkeys-file":                     optString,
+	"blackhole":                         optAny,
+	"catalog-zones":                     optAny,
+	"check-dup-records":                 optAny,
+	"check-integrity":                   optBool,
+	"check-mx":                          optAny,
+	"check-mx-cname":                    optAny,
+	"check-names":                       optAny,
+	"check-sibling":                     optBool,
+	"check-spf":                         optAny,
+	"check-srv-cname":                   optAny,
+	"check-wildcard":                    optBool,
+	"clients-per-query":                 optNumber,
+	"cookie-algorithm":                  optAny,
+	"cookie-secret":                     optAny,
+	"deny-answer-addresses":             optAny,
+	"deny-answer-aliases":               optAny,
+	"directory":                         optString,
+	"disable-algorithms":                optAny,
+	"disable-ds-digests":                optAny,
+	"disable-empty-zone":                optAny,
+	"dns64":                             optAny,
+	"dns64-contact":                     optAny,
+	"dns64-server":                      optAny,
+	"dnskey-sig-validity":               optNumber,
+	"dnssec-accept-expired":             optBool,
+	"dnssec-dnskey-kskonly":             optBool,
+	"dnssec-loadkeys-interval":          optNumber,
+	"dnssec-policy":                     optAny,
+	"dnssec-secure-to-insecure":         optBool,
+	"dnssec-update-mode":                optAny,
+	"dnssec-validation":                 optBool,
+	"dnstap":                            optAny,
+	"dnstap-identity":                   optString,
+	"dnstap-output":                     optAny,
+	"dnstap-version":                    optString,
+	"dual-stack-servers":                optAny,
+	"dump-file":                         optString,
+	"edns-udp-size":                     optNumber,
+	"empty-contact":                     optAny,
+	"empty-server":                      optAny,
+	"empty-zones-enable":                optBool,
+	"fetch-quota-params":                optNumber,
+	"fetches-per-server":                optNumber,
+	"fetches-per-zone":                  optNumber,
+	"flush-zones-on-shutdown":           optBool,
+	"forward":                           optAny,
+	"forwarders":                        optAny,
+	"fstrm-set-buffer-hint":             optNumber,
+	"fstrm-set-flush-timeout":           optNumber,
+	"fstrm-set-input-queue-size":        optNumber,
+	"fstrm-set-output-notify-threshold": optNumber,
+	"fstrm-set-output-queue-model":      optAny,
+	"fstrm-set-output-queue-size":       optNumber,
+	"fstrm-set-reopen-interval":         optDuration,
+	"geoip-directory":                   optString,
+	"hostname":                          optString,
+	"http-listener-clients":             optNumber,
+	"http-port":                         optNumber,
+	"http-streams-per-connection":       optNumber,
+	"https-port":                        optNumber,
+	"include":                           optString,
+	"interface-interval":                optDuration,
+	"ipv4only-contact":                  optAny,
+	"ipv4only-enable":                   optBool,
+	"ipv4only-server":                   optAny,
+	"ixfr-from-differences":             optBool,
+	"keep-response-order":               optAny,
+	"key-directory":                     optString,
+	"lame-ttl":                          optDuration,
+	"listen-on":                         optAny,
+	"listen-on-v6":                      optAny,
+	"lmdb-mapsize":                      optSize,
+	"lock-file":                         optString,
+	"managed-keys-directory":            optString,
+	"masterfile-format":                 optAny,
+	"masterfile-style":                  optAny,
+	"match-mapped-addresses":            optBool,
+	"max-cache-size":                    optSizeOrPercent,
+	"max-cache-ttl":                     optDuration,
+	"max-clients-per-query":             optNumber,
+	"max-ixfr-ratio":                    optPercent,
+	"max-journal-size":                  optSize,
+	"max-ncache-ttl":                    optDuration,
+	"max-query-count":                   optNumber,
+	"max-query-restarts":                optNumber,
+	"max-records":                       optNumber,
+	"max-records-per-type":              optNumber,
+	"max-recursion-depth":               optNumber,
+	"max-recursion-queries":             optNumber,
+	"max-refresh-time":                  optNumber,
+	"max-retry-time":                    optNumber,
+	"max-rsa-exponent-size":             optNumber,
+	"max-stale-ttl":                     optDuration,
+	"max-transfer-idle-in":              optNumber,
+	"max-transfer-idle-out":             optNumber,
+	"max-transfer-time-in":              optNumber,
+	"max-transfer-time-out":             optNumber,
+	"max-types-per-name":                optNumber,
+	"max-udp-size":                      optNumber,
+	"max-zone-ttl":                      optDuration,
+	"memstatistics":                     optBool,
+	"memstatistics-file":                optString,
+	"message-compression":               optBool,
+	"min-cache-ttl":                     optDuration,
+	"min-ncache-ttl":                    optDuration,
+	"min-refresh-time":                  optNumber,
+	"min-retry-time":                    optNumber,
+	"minimal-any":                       optBool,
+	"minimal-responses":                 optBool,
+	"multi-master":                      optBool,
+	"new-zones-directory":               optString,
+	"no-case-compress":                  optAny,
+	"nocookie-udp-size":                 optNumber,
+	"notify":                            optBool,
+	"notify-delay":                      optNumber,
+	"notify-rate":                       optNumber,
+	"notify-source":                     optAny,
+	"notify-source-v6":                  optAny,
+	"notify-to-soa":                     optBool,
+	"nsec3-test-zone":                   optBool,
+	"nta-lifetime":                      optDuration,
+	"nta-recheck":                       optDuration,
+	"nxdomain-redirect":                 optAny,
+	"parental-source":                   optAny,
+	"parental-source-v6":                optAny,
+	"pid-file":                          optString,
+	"port":                              optNumber,
+	"preferred-glue":                    optAny,
+	"prefetch":                          optNumber,
+	"provide-ixfr":                      optBool,
+	"qname-minimization":                optAny,
+	"query-source":                      optAny,
+	"query-source-v6":                   optAny,
+	"querylog":                          optBool,
+	"rate-limit":                        optAny,
+	"recursing-file":                    optString,
+	"recursion":                         optBool,
+	"recursive-clients":                 optNumber,
+	"request-expire":                    optBool,
+	"request-ixfr":                      optBool,
+	"request-nsid":                      optBool,
+	"require-server-cookie":             optBool,
+	"resolver-query-timeout":            optNumber,
+	"response-padding":                  optAny,
+	"response-policy":                   optAny,
+	"reuseport":                         optBool,
+	"root-key-sentinel":                 optBool,
+	"rrset-order":                       optAny,
+	"secroots-file":                     optString,
+	"send-cookie":                       optBool,
+	"serial-query-rate":                 optNumber,
+	"serial-update-method":              optAny,
+	"server-id":                         optString,
+	"servfail-ttl":                      optDuration,
+	"session-keyalg":                    optAny,
+	"session-keyfile":                   optString,
+	"session-keyname":                   optAny,
+	"sig-signing-nodes":                 optNumber,
+	"sig-signing-signatures":            optNumber,
+	"sig-signing-type":                  optNumber,
+	"sig-validity-interval":             optNumber,
+	"sortlist":                          optAny,
+	"stale-answer-client-timeout":       optNumber,
+	"stale-answer-enable":               optBool,
+	"stale-answer-ttl":                  optDuration,
+	"stale-cache-enable":                optBool,
+	"stale-refresh-time":                optDuration,
+	"startup-notify-rate":               optNumber,
+	"statistics-file":                   optString,
+	"synth-from-dnssec":                 optBool,
+	"tcp-advertised-timeout":            optNumber,
+	"tcp-clients":                       optNumber,
+	"tcp-idle-timeout":                  optNumber,
+	"tcp-initial-timeout":               optNumber,
+	"tcp-keepalive-timeout":             optNumber,
+	"tcp-listen-queue":                  optNumber,
+	"tcp-receive-buffer":                optNumber,
+	"tcp-send-buffer":                   optNumber,
+	"tkey-gssapi-keytab":                optString,
+	"tls-port":                          optNumber,
+	"transfer-format":                   optAny,
+	"transfer-message-size":             optNumber,
+	"transfer-source":                   optAny,
+	"transfer-source-v6":                optAny,
+	"transfers-in":                      optNumber,
+	"transfers-out":                     optNumber,
+	"transfers-per-ns":                  optNumber,
+	"trust-anchor-telemetry":            optBool,
+	"try-tcp-refresh":                   optBool,
+	"udp-receive-buffer":                optNumber,
+	"udp-send-buffer":                   optNumber,
+	"update-check-ksk":                  optBool,
+	"update-quota":                      optNumber,
+	"v6-bias":                           optNumber,
+	"validate-except":                   optAny,
+	"version":                           optString,
+	"zero-no-soa-ttl":                   optBool,
+	"zero-no-soa-ttl-cache":             optBool,
+	"zone-statistics":                   optBool,
+}
+
+// ParseExtraOptions reads BindCluster.spec.extraOptions: each entry is one
+// or more options statements, read by the named.conf lexer (the one every
+// reader uses) into statements that are re-rendered through the writer,
+// never pasted. A misspelt or owned option, a value of the wrong shape, a
+// string that holds ; { or }, or one option set twice is a located error.
+// The statements are sorted by name.
+func ParseExtraOptions(src diag.Source, entries []string, rs *diag.Results) []nc.Stmt {
+	var out []nc.Stmt
+	seen := map[string]int{}
+	for i, text := range entries {
+		field := fmt.Sprintf("spec.extraOptions[%d]", i)
+		text = strings.TrimSpace(text)
+		stmts, err := nc.ParseStatements(text)
+		if err != nil {
+			// A last statement without its ';' (the usual way to write
+			// one option per entry): read it again with the ';' on a line
+			// of its own, so that a trailing comment cannot swallow it.
+			if more, err2 := nc.ParseStatements(text + "\n;"); err2 == nil {
+				stmts, err = more, nil
+			}
+		}
+		if err != nil {
+			rs.Errorf(src, field, "cannot parse %q as options statements: %v", entries[i], err)
+			continue
+		}
+		for _, s := range stmts {
+			name := strings.ToLower(s.Name())
+			if use, owned := ownedOptions[name]; owned {
+				fix := "bind-fn renders it itself"
+				if use != "" {
+					fix = "set it through " + use
+				}
+				rs.Errorf(src, field, "cannot set %q in extraOptions: %s", name, fix)
+				continue
+			}
+			kind, known := knownOptions[name]
+			if !known {
+				rs.Errorf(src, field, "cannot set %q in extraOptions: BIND has no such option (named: \"unknown option\"); check the spelling against the BIND 9.18 options reference", s.Name())
+				continue
+			}
+			if err := checkOptionValue(s, kind); err != nil {
+				rs.Errorf(src, field, "cannot set %q in extraOptions: %v", name, err)
+				continue
+			}
+			if j, dup := seen[name]; dup {
+				rs.Errorf(src, field, "option %q is already set by spec.extraOptions[%d]", name, j)
+				continue
+			}
+			seen[name] = i
+			out = append(out, s)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}
+
+// checkOptionValue checks the shape of a statement's value for the options
+// whose value is one word. Ranges and rules between options are BIND's.
+func checkOptionValue(s nc.Stmt, kind optKind) error {
+	var walk func(ws []nc.Word) error
+	walk = func(ws []nc.Word) error {
+		for _, w := range ws {
+			if w.Kind == nc.Quoted && strings.ContainsAny(w.Text, ";{}") {
+				return fmt.Errorf("the string %q holds ; { or }: write one plain statement per entry", w.Text)
+			}
+			if w.Kind == nc.List {
+				for _, it := range w.Items {
+					if err := walk(it.Words); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(s.Words); err != nil {
+		return err
+	}
+	if kind == optAny {
+		return nil
+	}
+	if s.Block || len(s.Words) != 2 {
+		return fmt.Errorf("it takes exactly one value")
+	}
+	w := s.Words[1]
+	v := strings.ToLower(w.Text)
+	ok := w.Kind == nc.Bare
+	switch kind {
+	case optBool:
+		ok = ok && (v == "yes" || v == "no" || v == "true" || v == "false" || v == "1" || v == "0")
+		if !ok {
+			return fmt.Errorf("%q is not a boolean: use yes or no", w.Text)
+		}
+	case optNumber:
+		_, err := strconv.ParseUint(v, 10, 32)
+		if !ok || err != nil {
+			return fmt.Errorf("%q is not a number", w.Text)
+		}
+	case optString:
+		if w.Kind != nc.Quoted {
+			return fmt.Errorf("%s takes a quoted string", s.Name())
+		}
+	case optDuration:
+		_, err := ParseDuration(v, false)
+		if !ok || (err != nil && !ttlStyle(v) && !(v == "unlimited" && s.Name() == "max-zone-ttl")) {
+			return fmt.Errorf("%q is not a duration: write ISO 8601 (PT1H) or a TTL (3600, 1h)", w.Text)
+		}
+	case optSize, optSizeOrPercent, optPercent:
+		if !ok || !sizeValue(s.Name(), v, kind) {
+			return fmt.Errorf("%q is not a size: write a number with an optional unit (64m, 2g)%s", w.Text, map[bool]string{true: ", unlimited or default", false: ""}[kind != optPercent])
+		}
+	}
+	return nil
+}
+
+// ttlStyle is a TTL as BIND reads one (3600, 1h, 1w2d).
+func ttlStyle(v string) bool {
+	if v == "" {
+		return false
+	}
+	digits := false
+	for _, ch := range v {
+		switch {
+		case ch >= '0' && ch <= '9':
+			digits = true
+		case strings.ContainsRune("wdhms", ch) && digits:
+			digits = false
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func sizeValue(name, v string, kind optKind) bool {
+	if kind == optPercent {
+		n := strings.TrimSuffix(v, "%")
+		_, err := strconv.ParseUint(n, 10, 32)
+		return v == "unlimited" || (err == nil && n != v)
+	}
+	if v == "unlimited" || v == "default" {
+		// lmdb-mapsize takes a size only (named-checkconf 9.18).
+		return name != "lmdb-mapsize"
+	}
+	if kind == optSizeOrPercent && strings.HasSuffix(v, "%") {
+		_, err := strconv.ParseUint(strings.TrimSuffix(v, "%"), 10, 8)
+		return err == nil
+	}
+	n := strings.TrimRight(v, "kmg")
+	if len(v)-len(n) > 1 {
+		return false
+	}
+	_, err := strconv.ParseUint(n, 10, 64)
+	return err == nil
+}
+
+// KnownOptions lists the option names extraOptions may set (for tests and docs).
+func KnownOptions() []string {
+	out := make([]string, 0, len(knownOptions))
+	for n := range knownOptions {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,101 @@
+package model_test
+
+import (
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
+)
+
+// checkconf runs named-checkconf on text and returns its output and verdict.
+func checkconf(t *testing.T, text string) (string, bool) {
+	t.Helper()
+	conf := filepath.Join(t.TempDir(), "named.conf")
+	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := bindtools.Offline(t, bindtools.BINDPath(t, "named-checkconf"), conf).CombinedOutput()
+	return string(out), err == nil
+}
+
+// TestKnownOptionsBIND: every option name extraOptions accepts is one the
+// real named-checkconf knows in options (a bad value gives another error
+// than "unknown option", and no deprecation warning), and a misspelt one is
+// unknown to both.
+func TestKnownOptionsBIND(t *testing.T) {
+	bindtools.RequireBIND(t)
+	names := model.KnownOptions()
+	sort.Strings(names)
+	if len(names) < 150 {
+		t.Fatalf("only %d known options", len(names))
+	}
+	var b strings.Builder
+	for _, n := range names {
+		out, _ := checkconf(t, "options { "+n+" zz__bad { }; };\n")
+		if strings.Contains(out, "unknown option") || strings.Contains(out, "deprecated") || strings.Contains(out, "obsolete") || strings.Contains(out, "no longer exists") {
+			b.WriteString(n + ": " + out)
+		}
+	}
+	if b.Len() > 0 {
+		t.Errorf("options extraOptions accepts that BIND does not know:\n%s", b.String())
+	}
+	if out, _ := checkconf(t, "options { minimal-response yes; };\n"); !strings.Contains(out, "unknown option") {
+		t.Errorf("named-checkconf no longer calls minimal-response unknown: %s", out)
+	}
+}
+
+// TestExtraOptionsBIND: every extraOptions entry of a list that
+// ParseExtraOptions accepts, rendered, is accepted by named-checkconf; the
+// shapes it refuses named-checkconf refuses too.
+func TestExtraOptionsBIND(t *testing.T) {
+	bindtools.RequireBIND(t)
+	for _, tc := range []struct {
+		entry string
+		ok    bool
+	}{
+		{"minimal-responses yes # trailing comment", true},
+		{"max-cache-size 64m // cache", true},
+		{"max-cache-ttl PT1H", true},
+		{"lame-ttl 10m", true},
+		{"max-journal-size unlimited", true},
+		{"max-ixfr-ratio 50%", true},
+		{"server-id \"ns1\"", true},
+		{"blackhole { 192.0.2.0/24; }", true},
+		{"minimal-response yes", false},
+		{"minimal-any maybe", false},
+		{"transfers-in ten", false},
+		{"server-id ns1", false},
+		{"max-cache-ttl P1H", false},
+		{"max-cache-size 64q", false},
+		{"lmdb-mapsize default", false},
+	} {
+		var rs diag.Results
+		stmts := model.ParseExtraOptions(diag.Source{}, []string{tc.entry}, &rs)
+		if rs.HasErrors() {
+			if tc.ok {
+				t.Errorf("%q: refused (%v), want accepted", tc.entry, rs)
+			}
+			// BIND must refuse it too: the entry as written, with ';'.
+			if out, ok := checkconf(t, "options { "+tc.entry+"\n; };\n"); ok {
+				t.Errorf("%q: we refuse it, named-checkconf accepts it: %s", tc.entry, out)
+			}
+			continue
+		}
+		if !tc.ok {
+			t.Errorf("%q: accepted, want refused", tc.entry)
+		}
+		text, err := nc.Format(nc.B([]nc.Word{nc.Kw("options")}, stmts...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, ok := checkconf(t, string(text)); !ok {
+			t.Errorf("%q: accepted and rendered as\n%s\nnamed-checkconf refuses it: %s", tc.entry, text, out)
+		}
+	}
+}

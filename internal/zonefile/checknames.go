@@ -1,0 +1,86 @@
+package zonefile
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/miekg/dns"
+)
+
+var ldh = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$`)
+
+// isHostname is BIND's dns_name_ishostname on a canonical absolute name:
+// every label letters, digits and inner hyphens; a leading "*" label when
+// wildcard. An escaped character (host\@office) is no host name.
+func isHostname(abs string, wildcard bool) bool {
+	for i, l := range dns.SplitDomainName(abs) {
+		if i == 0 && wildcard && l == "*" {
+			continue
+		}
+		if !ldh.MatchString(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// reverseZone reports whether owner is under in-addr.arpa, ip6.arpa or
+// ip6.int, where BIND's check-names wants PTR targets to be host names.
+func reverseOwner(owner string) bool {
+	for _, s := range []string{"in-addr.arpa.", "ip6.arpa.", "ip6.int."} {
+		if owner == s || strings.HasSuffix(owner, "."+s) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkNamesTarget is the name of rr that BIND's check-names (fail, the
+// default for primary zones) wants to be a host name, and what it is:
+// NS, MX and SRV targets, and PTR targets in reverse zones
+// (lib/dns/rdata/generic/*.c checknames).
+func checkNamesTarget(rr dns.RR) (name, what string) {
+	switch r := rr.(type) {
+	case *dns.NS:
+		return r.Ns, "an NS target"
+	case *dns.MX:
+		return r.Mx, "an MX target"
+	case *dns.SRV:
+		return r.Target, "an SRV target"
+	case *dns.PTR:
+		if reverseOwner(r.Hdr.Name) {
+			return r.Ptr, "a PTR target in a reverse zone"
+		}
+	}
+	return "", ""
+}
+
+// ownerNeedsHostname: BIND checks the owner of address records.
+func ownerNeedsHostname(typ uint16) bool {
+	return typ == dns.TypeA || typ == dns.TypeAAAA
+}
+
+// nameLast are the types whose value ends in one domain name (and has no
+// other text): a non-ASCII name there is converted to punycode, as owners are.
+var nameLast = map[uint16]bool{
+	dns.TypeCNAME: true, dns.TypeDNAME: true, dns.TypeNS: true, dns.TypeMX: true,
+	dns.TypeSRV: true, dns.TypePTR: true,
+}
+
+// idnValue converts the last word of a value of a nameLast type to its
+// ASCII (punycode) form when it holds non-ASCII characters.
+func idnValue(typ uint16, v string) (string, error) {
+	if !nameLast[typ] || !strings.ContainsFunc(v, func(r rune) bool { return r >= 0x80 }) {
+		return v, nil
+	}
+	f := strings.Fields(v)
+	if len(f) == 0 {
+		return v, nil
+	}
+	last, err := toASCII(f[len(f)-1])
+	if err != nil {
+		return "", err
+	}
+	f[len(f)-1] = last
+	return strings.Join(f, " "), nil
+}

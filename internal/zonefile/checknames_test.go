@@ -1,0 +1,103 @@
+package zonefile
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"git.unkin.net/unkin/bind-fn/internal/model"
+)
+
+// TestCheckNamesBIND: each record BIND's check-names refuses (named-checkzone
+// -k fail, as named loads a primary zone) is a located error here, and BIND
+// refuses the record as the user would have written it by hand; each
+// record accepted here loads in named-checkzone. Issue 10 §3.
+func TestCheckNamesBIND(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		zone   string
+		rrset  *model.RRset
+		// raw is the record as written by hand, for BIND's verdict.
+		raw       string
+		wantField string // "" when accepted
+	}{
+		"srv target": {
+			reason: "an SRV target with an underscore is no host name", zone: "example.com.",
+			rrset: inline(0, "_sip._tcp", "SRV", "0 5 5060 sip_1.example.com."), raw: "_sip._tcp 300 IN SRV 0 5 5060 sip_1.example.com.",
+			wantField: "spec.records[0].values[0]",
+		},
+		"ptr target reverse": {
+			reason: "a PTR target in a reverse zone must be a host name", zone: "2.0.192.in-addr.arpa.",
+			rrset: inline(0, "1", "PTR", "host_1.example.com."), raw: "1 300 IN PTR host_1.example.com.",
+			wantField: "spec.records[0].values[0]",
+		},
+		"escaped owner": {
+			reason: "host\\@office is a valid name but no host name", zone: "example.com.",
+			rrset: inline(0, `host\@office`, "A", "192.0.2.1"), raw: `host\@office 300 IN A 192.0.2.1`,
+			wantField: "spec.records[0].name",
+		},
+		"dollar owner": {
+			reason: "an escaped $ label stays escaped in the file: unescaped, BIND reads a directive", zone: "example.com.",
+			rrset: inline(0, `\$version`, "TXT", `"1"`), raw: `\$version 300 IN TXT "1"`,
+		},
+		"unicode mx": {
+			reason: "a Unicode MX target becomes punycode, as owners do", zone: "example.com.",
+			rrset: inline(0, "@", "MX", "10 mail.bücher.example."), raw: "@ 300 IN MX 10 mail.xn--bcher-kva.example.",
+		},
+		"unicode srv": {
+			reason: "a Unicode SRV target becomes punycode", zone: "example.com.",
+			rrset: inline(0, "_xmpp._tcp", "SRV", "0 5 5222 chat.bücher.example."), raw: "_xmpp._tcp 300 IN SRV 0 5 5222 chat.xn--bcher-kva.example.",
+		},
+		"ptr outside reverse": {
+			reason: "BIND checks PTR targets only in reverse zones", zone: "example.com.",
+			rrset: inline(0, "x", "PTR", "host_1.example.com."), raw: "x 300 IN PTR host_1.example.com.",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			z := testZone(tc.zone, []string{"ns1.example.net."}, nil, tc.rrset)
+			built, rs := Build(z)
+			if tc.wantField != "" {
+				if !rs.HasErrors() || rs[0].Field != tc.wantField || !strings.Contains(rs[0].Message, "check-names") {
+					t.Errorf("%s: got %v, want a check-names error at %s", tc.reason, rs, tc.wantField)
+				}
+				if err := bindZone(t, tc.zone, tc.raw); err == nil {
+					t.Errorf("%s: named-checkzone -k fail accepts %q; the check refuses what BIND loads", tc.reason, tc.raw)
+				}
+				return
+			}
+			if rs.HasErrors() {
+				t.Fatalf("%s: %v", tc.reason, rs)
+			}
+			checkZone(t, tc.zone, built.Text(1))
+			if err := bindZone(t, tc.zone, tc.raw); err != nil {
+				t.Errorf("%s: named-checkzone refuses the hand-written %q: %v", tc.reason, tc.raw, err)
+			}
+		})
+	}
+}
+
+// bindZone asks named-checkzone -k fail about one hand-written record in a
+// minimal zone.
+func bindZone(t *testing.T, origin, raw string) error {
+	t.Helper()
+	bin, err := exec.LookPath("named-checkzone")
+	if err != nil {
+		if os.Getenv("BINDFN_SKIP_BIND") == "1" {
+			t.Skip("named-checkzone not installed and BINDFN_SKIP_BIND=1")
+		}
+		t.Fatalf("named-checkzone is not installed: %v", err)
+	}
+	text := "$TTL 300\n@ IN SOA ns1.example.net. h.example.net. 1 300 60 1209600 60\n@ IN NS ns1.example.net.\n" + raw + "\n"
+	path := filepath.Join(t.TempDir(), "db")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "-i", "local", "-k", "fail", origin, path).CombinedOutput()
+	if err != nil {
+		return &exec.ExitError{Stderr: out}
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package multipod
+
+import (
+	"fmt"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// The boundaries cluster (issue 10 §4): two views with their own catalogs
+// and their own update keys, a zone narrowed by allowQuery inside the
+// internal view (a catalog member but for its ACL), and a cluster
+// allowQuery that leaves out loopback.
+const boundariesYAML = `
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindCluster
+metadata: {name: fence, namespace: dns}
+spec:
+  replicas: 3
+  storage: {size: 1Gi}
+  allowQuery: ["192.0.2.0/24", "198.18.0.1", "198.18.7.0/24"]
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindView
+metadata: {name: internal, namespace: dns}
+spec: {clusterRef: fence, order: 1, matchClients: ["192.0.2.0/24", "198.18.7.0/24"]}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindView
+metadata: {name: external, namespace: dns}
+spec: {clusterRef: fence, order: 2}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindCatalogZone
+metadata: {name: cat-int, namespace: dns}
+spec: {clusterRef: fence, viewRef: internal, zoneName: catalog-int.invalid}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindCatalogZone
+metadata: {name: cat-ext, namespace: dns}
+spec: {clusterRef: fence, viewRef: external, zoneName: catalog-ext.invalid}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindTSIGKey
+metadata: {name: int-ddns, namespace: dns}
+spec: {clusterRef: fence}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindTSIGKey
+metadata: {name: ext-ddns, namespace: dns}
+spec: {clusterRef: fence}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindZone
+metadata: {name: corp-int, namespace: dns}
+spec:
+  clusterRef: fence
+  viewRef: internal
+  zoneName: corp.example
+  nameservers: [ns1.example.net.]
+  dynamicUpdate: true
+  updateKeyRef: int-ddns
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindZone
+metadata: {name: corp-ext, namespace: dns}
+spec:
+  clusterRef: fence
+  viewRef: external
+  zoneName: corp.example
+  nameservers: [ns1.example.net.]
+  dynamicUpdate: true
+  updateKeyRef: ext-ddns
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: DNSRecord
+metadata: {name: secret, namespace: dns}
+spec: {zoneRef: corp-int, name: secret, type: A, values: ["10.9.9.9"]}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: DNSRecord
+metadata: {name: www, namespace: dns}
+spec: {zoneRef: corp-ext, name: www, type: A, values: ["198.51.100.80"]}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindZone
+metadata: {name: hr, namespace: dns}
+spec:
+  clusterRef: fence
+  viewRef: internal
+  zoneName: hr.example
+  nameservers: [ns1.example.net.]
+  allowQuery: ["192.0.2.0/24"]
+  records:
+    - {name: payroll, type: A, values: ["10.7.7.7"]}
+`
+
+func fenceIP(i int) string { return fmt.Sprintf("198.18.6.%d", 10+i) }
+
+const fenceSvc = "198.18.1.30"
+
+// TestBoundaries proves issue 10 §4 on real named and the real agent, on
+// every pod of a three-pod cluster:
+//   - a zone's allowQuery reaches every server that serves it: a client of
+//     the zone's view outside the zone's ACL is refused by the primary and
+//     by both secondaries (the zone is a catalog member but for its ACL);
+//   - internal-view records never reach the external view: each view's
+//     dynamic zone has its own update key, and the agent's updates land in
+//     their own view only, in both directions;
+//   - the cluster allowQuery leaves out loopback, yet the agent applies the
+//     DNSRecords (it is admitted by its keys), while an unsigned query from
+//     loopback inside each pod, or from an address outside the list, is
+//     still refused: nothing else gains access.
+func TestBoundaries(t *testing.T) {
+	agentBin := requirements(t)
+	if !inLab() {
+		enterLab(t)
+		return
+	}
+	lab := newLab(t, filepath.Dir(agentBin))
+	r := renderInputs(t, Inputs(nil).Add(t, boundariesYAML), nil)
+	c := lab.startCluster(r, "fence", podPlan{IP: fenceIP, PrimarySvc: fenceSvc, NetnsPrefix: "fence-"})
+	defer c.stop()
+	c.waitReady(60 * time.Second)
+
+	// DNSRecords added after the start reach named only by the agent's
+	// UPDATEs (the first ones were in the seeded zone file).
+	in := Inputs(nil).Add(t, boundariesYAML).Add(t, `
+apiVersion: bind.unkin.net/v1alpha1
+kind: DNSRecord
+metadata: {name: added-int, namespace: dns}
+spec: {zoneRef: corp-int, name: added, type: A, values: ["10.9.9.10"]}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: DNSRecord
+metadata: {name: added-ext, namespace: dns}
+spec: {zoneRef: corp-ext, name: added, type: A, values: ["198.51.100.81"]}
+`)
+	c.swap(renderInputs(t, in, r))
+
+	office := q{src: officeClient}   // internal view, inside hr.example's ACL
+	partner := q{src: partnerClient} // internal view, outside hr.example's ACL
+	outside := q{src: labClient}     // external view
+	for _, p := range c.Pods {
+		ip := p.Net.IP
+		steps := []struct {
+			what string
+			err  func() error
+		}{
+			{"the agent applied the internal DNSRecord (allowQuery without loopback)", func() error {
+				return expect(ip, "secret.corp.example", dns.TypeA, office, dns.RcodeSuccess, []string{"10.9.9.9"})
+			}},
+			{"the agent applied the external DNSRecord", func() error {
+				return expect(ip, "www.corp.example", dns.TypeA, outside, dns.RcodeSuccess, []string{"198.51.100.80"})
+			}},
+			{"the agent applied the internal DNSRecord added later, by UPDATE", func() error {
+				return expect(ip, "added.corp.example", dns.TypeA, office, dns.RcodeSuccess, []string{"10.9.9.10"})
+			}},
+			{"the agent applied the external DNSRecord added later, by UPDATE", func() error {
+				return expect(ip, "added.corp.example", dns.TypeA, outside, dns.RcodeSuccess, []string{"198.51.100.81"})
+			}},
+			{"hr.example answers its ACL", func() error {
+				return expect(ip, "payroll.hr.example", dns.TypeA, office, dns.RcodeSuccess, []string{"10.7.7.7"})
+			}},
+		}
+		for _, s := range steps {
+			if err := eventually(30*time.Second, 200*time.Millisecond, s.err); err != nil {
+				t.Errorf("%s: %s: %v", p.Name, s.what, err)
+			}
+		}
+		// Now that every pod serves both views' records, the boundaries.
+		for _, s := range []struct {
+			what string
+			err  error
+		}{
+			{"hr.example refuses a client of its view outside its ACL", expect(ip, "payroll.hr.example", dns.TypeA, partner, dns.RcodeRefused, nil)},
+			{"the internal record is not in the external view", expect(ip, "secret.corp.example", dns.TypeA, outside, dns.RcodeNameError, nil)},
+			{"the external record is not in the internal view", expect(ip, "www.corp.example", dns.TypeA, office, dns.RcodeNameError, nil)},
+		} {
+			if s.err != nil {
+				t.Errorf("%s: %s: %v", p.Name, s.what, s.err)
+			}
+		}
+		// Nothing else gains access: an unsigned query from loopback
+		// inside the pod is refused, as the cluster's allowQuery says.
+		if status := digIn(t, "fence-"+p.Name, "127.0.0.1", "www.corp.example"); status != "REFUSED" {
+			t.Errorf("%s: an unsigned query from loopback inside the pod got %s, want REFUSED", p.Name, status)
+		}
+	}
+	// An address outside the cluster's allowQuery (another pod's) is refused.
+	if status := digIn(t, "fence-"+c.Pods[1].Name, c.Pods[0].Net.IP, "www.corp.example"); status != "REFUSED" {
+		t.Errorf("a query from pod 1's address to the primary got %s, want REFUSED", status)
+	}
+}
+
+// digIn runs dig inside a pod's network namespace and returns the status
+// of the answer (NOERROR, REFUSED, ...), or the failure.
+func digIn(t *testing.T, netns, server, name string) string {
+	t.Helper()
+	out, err := exec.Command("ip", "netns", "exec", netns, bindtools.BINDPath(t, "dig"), "+tries=1", "+time=2", "@"+server, name, "A").CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("error %v: %s", err, out)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if i := strings.Index(l, "status: "); i >= 0 {
+			return strings.TrimSuffix(strings.Fields(l[i+len("status: "):])[0], ",")
+		}
+	}
+	return "no status: " + string(out)
+}
