@@ -394,6 +394,9 @@ func (g *gen) clusterSpec(c *cluster, spec map[string]any) {
 	}
 	if g.chance(0.2) {
 		spec["agent"] = map[string]any{"resolveIntervalSeconds": 1 + g.r.IntN(60), "metricsPort": 9000 + g.r.IntN(1000)}
+		if g.chance(0.5) {
+			spec["agent"].(map[string]any)["image"] = "git.unkin.net/unkin/bind-fn:v0.1.0"
+		}
 	}
 	if g.chance(0.3) {
 		spec["resources"] = map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}, "limits": map[string]any{"memory": "512Mi"}}
@@ -914,7 +917,7 @@ func (g *gen) records(zone, signed string, c *cluster) []any {
 				taken[owner] = "NS"
 			}
 		}
-		if x, ok := taken[owner]; ok && x != typ {
+		if x, ok := taken[owner]; ok && x != typ && !(x == "NS" && typ == "DS") {
 			continue
 		}
 		k := key{strings.ToLower(owner), typ}
@@ -1018,7 +1021,11 @@ func (g *gen) rpz(c *cluster, v *view) {
 	}
 	spec["rules"] = rules
 	if g.chance(0.3) {
-		spec["records"] = []any{map[string]any{"name": "raw.example.com", "type": "CNAME", "values": strs("rpz-passthru.")}}
+		raw := map[string]any{"name": "raw.example.com", "type": "CNAME", "values": strs("rpz-passthru.")}
+		if g.chance(0.5) {
+			raw["ttl"] = 300
+		}
+		spec["records"] = []any{raw}
 	}
 	g.add("BindPolicy", "rpz-"+c.name, spec)
 }

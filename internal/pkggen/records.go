@@ -93,7 +93,11 @@ func (g *gen) recordValue(t, zone string) (string, bool) {
 		return "0 0 3 relay.example.net.", true
 	case "APL":
 		return "1:192.168.32.0/21 !1:192.168.38.0/28", true
-	case "EID", "NIMLOC", "ATMA", "NULL":
+	case "ATMA":
+		return `\# 2 0130`, true // E.164 format, the digit 0 (no miekg/dns RR struct)
+	case "UNSPEC":
+		return `\# 4 deadbeef`, true
+	case "EID", "NIMLOC", "NULL":
 		return "", false
 	}
 	return "", false

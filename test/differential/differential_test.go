@@ -27,6 +27,7 @@ const (
 	envShrink   = "BINDFN_DIFF_SHRINK"   // directory: shrink every new divergence into it
 	envLog      = "BINDFN_DIFF_LOG"      // file: one line per package
 	envNoNamed  = "BINDFN_DIFF_NO_NAMED" // 1: skip starting named (checkconf/checkzone only)
+	envDuration = "BINDFN_DIFF_DURATION" // stop starting packages after this long (e.g. 40m)
 )
 
 func envInt(t *testing.T, name string, def int) int {
@@ -204,17 +205,29 @@ func TestRandomPackages(t *testing.T) {
 			}
 		}()
 	}
+	var until time.Time
+	if s := os.Getenv(envDuration); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatalf("%s: %v", envDuration, err)
+		}
+		until = start.Add(d)
+	}
 	go func() {
 		for i := 0; i < n; i++ {
+			if !until.IsZero() && time.Now().After(until) {
+				break
+			}
 			jobs <- seed + uint64(i)
 		}
 		close(jobs)
 		wg.Wait()
 		close(results)
 	}()
-	var accepted, refused, loadsOK, divergent, unasked int
+	var accepted, refused, loadsOK, divergent, unasked, done int
 	bySig := map[string][]outcome{}
 	for o := range results {
+		done++
 		switch {
 		case o.v.Accepted:
 			accepted++
@@ -239,6 +252,7 @@ func TestRandomPackages(t *testing.T) {
 		}
 	}
 	el := time.Since(start)
+	n = done
 	t.Logf("%d packages (seeds %d..%d) in %s: %.2f packages/s; accepted %d (BIND loads %d), refused %d (%d not askable), divergent %d in %d kinds",
 		n, seed, seed+uint64(n)-1, el.Round(time.Millisecond), float64(n)/el.Seconds(), accepted, loadsOK, refused, unasked, divergent, len(bySig))
 	sigs := make([]string, 0, len(bySig))

@@ -57,7 +57,13 @@ var (
 	normPath   = regexp.MustCompile(`/[^\s:]+`)
 	normNum    = regexp.MustCompile(`\d+`)
 	normIdx    = regexp.MustCompile(`\[N\]`)
-	keyLine    = regexp.MustCompile(`(?i)error|fail|unknown|bad |illegal|exceed|loop|invalid|expected|not |cannot|must|out of range|too long|refused|extra input`)
+	normZone   = regexp.MustCompile(`zone \S+?/IN(/\S+?)?( \(\w+\))?:`)
+	normZone2  = regexp.MustCompile(`\S+/IN:`)
+	normObj    = regexp.MustCompile(`\b(Bind\w+|DNSRecord) [a-z0-9.-]+/[a-z0-9.-]+`)
+	normSrc    = regexp.MustCompile(` \(pkg\.yaml[^)]*\)| \(input\.yaml[^)]*\)`)
+	keyLine    = regexp.MustCompile(`(?i)error|fail|unknown|bad |illegal|exceed|loop|invalid|expected|not |cannot|must|out of range|too long|refused|extra input|requires|redefine|duplicate`)
+	// warnLine: BIND's warnings, which never make it refuse
+	warnLine = regexp.MustCompile(`loaded serial|default changed|found type SPF|is deprecated|will be removed`)
 )
 
 // Signature groups divergences that are one defect: the kind, the stage and
@@ -65,7 +71,7 @@ var (
 func (d Divergence) Signature() string {
 	line := ""
 	for _, l := range strings.Split(d.Detail, "\n") {
-		if keyLine.MatchString(l) && !strings.Contains(l, "loaded serial") {
+		if keyLine.MatchString(l) && !warnLine.MatchString(l) {
 			line = l
 			break
 		}
@@ -79,13 +85,15 @@ func (d Divergence) Signature() string {
 			line = rest
 		}
 	}
-	s := normRef.ReplaceAllString(line, "$1")
+	// zone names in BIND's "zone x/IN/view" and "view/x/IN:"
+	s := normZone.ReplaceAllString(line, "zone Z")
+	s = normZone2.ReplaceAllString(s, "Z:")
+	s = normSrc.ReplaceAllString(s, "")
+	s = normRef.ReplaceAllString(s, "$1")
+	s = normObj.ReplaceAllString(s, "$1")
 	s = normQuoted.ReplaceAllString(s, "Q")
 	s = normPath.ReplaceAllString(s, "P")
 	s = normNum.ReplaceAllString(s, "N")
 	s = normIdx.ReplaceAllString(s, "")
-	// zone names in BIND's "zone x/IN" and "x/IN/view"
-	s = regexp.MustCompile(`zone \S+/IN(/\S+)?`).ReplaceAllString(s, "zone Z")
-	s = regexp.MustCompile(`\S+/IN(/\S+)?:`).ReplaceAllString(s, "Z:")
 	return d.Kind + " | " + d.Stage + " | " + strings.Join(strings.Fields(s), " ")
 }
