@@ -150,8 +150,8 @@ type cluster struct {
 }
 
 type view struct {
-	obj   string // "" when the cluster has no views
-	zones map[string]bool
+	obj       string // "" when the cluster has no views
+	zones     map[string]bool
 	primaries []*Object
 }
 

@@ -83,10 +83,10 @@ type soft struct{ testing.TB }
 
 type fatal struct{ msg string }
 
-func (s soft) Helper()                         {}
-func (s soft) Fatal(args ...any)                { panic(fatal{fmt.Sprint(args...)}) }
+func (s soft) Helper()                           {}
+func (s soft) Fatal(args ...any)                 { panic(fatal{fmt.Sprint(args...)}) }
 func (s soft) Fatalf(format string, args ...any) { panic(fatal{fmt.Sprintf(format, args...)}) }
-func (s soft) FailNow()                         { panic(fatal{"FailNow"}) }
+func (s soft) FailNow()                          { panic(fatal{"FailNow"}) }
 func (s soft) Skipf(format string, args ...any)  { panic(fatal{fmt.Sprintf(format, args...)}) }
 
 // Check is the verdict of fn-validate and BIND on one package.
