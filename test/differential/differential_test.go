@@ -45,19 +45,35 @@ func envInt(t *testing.T, name string, def int) int {
 // Case is a kept divergence: testdata/divergences/<name>/{input.yaml,expect.yaml}.
 type Case struct {
 	// Want is the agreement once fixed: "loads" (fn-validate accepts and BIND
-	// loads every role) or "refused" (fn-validate refuses, and BIND refuses
-	// the render with the checks bypassed).
+	// loads every role), "refused" (fn-validate refuses, and BIND refuses
+	// the render with the checks bypassed), "agree" (either of the two: the
+	// fix may go either way), or "documented" (fn-validate refuses although
+	// BIND loads it, and docs/validation.md says so: it contains Docs).
 	Want string `json:"want"`
+	Docs string `json:"docs,omitempty"`
 	// Open: the divergence still exists on this branch. The test then fails
 	// when the two agree (delete the line with the fix).
 	Open bool `json:"open,omitempty"`
-	// Signature of the divergence (Divergence.Signature), for matching the
-	// random run's findings to kept cases.
-	Signature string `json:"signature"`
 	// Finding: what is wrong and which layer should change (FINDINGS.md).
 	Finding string `json:"finding,omitempty"`
+	// Mistakes the generator injected (none: meant valid).
+	Mistakes []string `json:"mistakes,omitempty"`
 	// Seed of the random package it was shrunk from.
 	Seed uint64 `json:"seed"`
+	// Signature of the divergence (Divergence.Signature), for matching the
+	// random run's findings to kept cases; Observed is the verdict it was
+	// recorded from. Both are rewritten with BINDFN_DIFF_UPDATE=1.
+	Signature string `json:"signature"`
+	Observed  string `json:"observed,omitempty"`
+}
+
+const envUpdate = "BINDFN_DIFF_UPDATE"
+
+func observed(v Verdict) string {
+	if v.Accepted {
+		return "fn-validate accepts; BIND: " + failures(v)
+	}
+	return "fn-validate refuses: " + strings.Join(v.Errors, "; ") + "\nBIND (checks bypassed): " + failures(v)
 }
 
 func casesDir(t testing.TB) string {
@@ -113,17 +129,35 @@ func TestDivergences(t *testing.T) {
 				t.Fatal(err)
 			}
 			v := Check(t, items, Options{Named: true, Bypass: true})
+			loads := v.Accepted && len(v.BIND) == 0
+			refused := !v.Accepted && (!v.Rendered || len(v.BIND) > 0)
 			var agree bool
-			var why string
 			switch c.Want {
 			case "loads":
-				agree = v.Accepted && len(v.BIND) == 0
-				why = fmt.Sprintf("want fn-validate to accept and BIND to load; accepted=%v, BIND: %s, fn-validate: %s", v.Accepted, failures(v), strings.Join(v.Errors, "; "))
+				agree = loads
 			case "refused":
-				agree = !v.Accepted && (!v.Rendered || len(v.BIND) > 0)
-				why = fmt.Sprintf("want fn-validate to refuse what BIND refuses; accepted=%v, BIND: %s", v.Accepted, failures(v))
+				agree = refused
+			case "agree":
+				agree = loads || refused
+			case "documented":
+				doc, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "docs", "validation.md"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				agree = !v.Accepted && c.Docs != "" && strings.Contains(string(doc), c.Docs)
 			default:
-				t.Fatalf("want: %q, need loads or refused", c.Want)
+				t.Fatalf("want: %q, need loads, refused, agree or documented", c.Want)
+			}
+			why := fmt.Sprintf("want %s; got %s", c.Want, observed(v))
+			if os.Getenv(envUpdate) == "1" {
+				if d := Classify(c.Mistakes, v); d != nil {
+					c.Signature = d.Signature()
+				}
+				c.Observed = observed(v)
+				y, _ := yaml.Marshal(c)
+				if err := os.WriteFile(filepath.Join(casesDir(t), name, "expect.yaml"), y, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			switch {
 			case c.Open && agree:
@@ -306,11 +340,7 @@ func writeShrunk(t *testing.T, dir string, o outcome) {
 		want = "loads"
 	}
 	v := Check(t, p.Items(), Options{Named: true, Bypass: true})
-	detail := failures(v)
-	if !v.Accepted {
-		detail = strings.Join(v.Errors, "\n") + "\nBIND (checks bypassed): " + detail
-	}
-	c := Case{Want: want, Open: true, Signature: sig, Seed: o.seed, Finding: detail}
+	c := Case{Want: want, Open: true, Signature: sig, Seed: o.seed, Mistakes: o.pkg.Mistakes, Observed: observed(v)}
 	out := filepath.Join(dir, name)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)

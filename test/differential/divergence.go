@@ -60,6 +60,8 @@ var (
 	normZone   = regexp.MustCompile(`zone \S+?/IN(/\S+?)?( \(\w+\))?:`)
 	normZone2  = regexp.MustCompile(`\S+/IN:`)
 	normObj    = regexp.MustCompile(`\b(Bind\w+|DNSRecord) [a-z0-9.-]+/[a-z0-9.-]+`)
+	normName   = regexp.MustCompile(` [^\s/:]*\.[^\s:]*:`)
+	normZone3  = regexp.MustCompile(`zone \S+ with policy \S+`)
 	normSrc    = regexp.MustCompile(` \(pkg\.yaml[^)]*\)| \(input\.yaml[^)]*\)`)
 	keyLine    = regexp.MustCompile(`(?i)error|fail|unknown|bad |illegal|exceed|loop|invalid|expected|not |cannot|must|out of range|too long|refused|extra input|requires|redefine|duplicate`)
 	// warnLine: BIND's warnings, which never make it refuse
@@ -95,5 +97,10 @@ func (d Divergence) Signature() string {
 	s = normPath.ReplaceAllString(s, "P")
 	s = normNum.ReplaceAllString(s, "N")
 	s = normIdx.ReplaceAllString(s, "")
+	if d.Kind == AcceptedRefused {
+		// BIND's messages name owners and zones
+		s = normName.ReplaceAllString(s, " NAME:")
+		s = normZone3.ReplaceAllString(s, "zone Z with policy Q")
+	}
 	return d.Kind + " | " + d.Stage + " | " + strings.Join(strings.Fields(s), " ")
 }

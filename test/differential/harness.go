@@ -16,6 +16,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -106,7 +107,7 @@ func Check(t testing.TB, items []model.Item, opt Options) Verdict {
 	if !opt.Bypass {
 		return v
 	}
-	objs, why := bypassRender(items)
+	objs, renderErrs, why := bypassRender(items)
 	if objs == nil {
 		v.Bypass = why
 		return v
@@ -118,17 +119,35 @@ func Check(t testing.TB, items []model.Item, opt Options) Verdict {
 		// BIND's refusal then says nothing about the input
 		if bypassArtifact.MatchString(f.Msg) {
 			v.Rendered, v.Bypass = false, "the bypass render is incomplete: "+f.Msg
+			return v
+		}
+	}
+	if len(renderErrs) == 0 {
+		return v
+	}
+	// The renderer itself refused values and left them out, so the render
+	// is not the input: ask BIND about those raw values in a minimal
+	// named.conf of their own (probe). Values no probe covers make the
+	// package unaskable.
+	for _, r := range renderErrs {
+		conf, ok := probeConf(items, r)
+		if !ok {
+			v.Rendered, v.Bypass = false, "the renderer refuses a value no probe covers: "+r.String()
+			return v
+		}
+		if out, err := probe(t, conf); err != nil {
+			v.BIND = append(v.BIND, Failure{Stage: StageCheckconf, Cluster: r.Source.Ref.Name, Where: "probe of " + r.Field, Msg: out})
 		}
 	}
 	return v
 }
 
-var bypassArtifact = regexp.MustCompile(`file not found|writeable file '':|file ""`)
-
 // bypassRender renders with every check skipped: decode, resolve, render,
 // ignoring their results. It is how the harness asks BIND about a package
-// fn-validate refuses. Nil when the model cannot be built or render panics.
-func bypassRender(items []model.Item) (objs []render.Object, why string) {
+// fn-validate refuses. renderErrs are the errors of the renderer itself (it
+// leaves those values out). Nil objects when the model cannot be built or
+// render panics.
+func bypassRender(items []model.Item) (objs []render.Object, renderErrs diag.Results, why string) {
 	defer func() {
 		if r := recover(); r != nil {
 			objs, why = nil, fmt.Sprintf("render panicked: %v", r)
@@ -137,16 +156,91 @@ func bypassRender(items []model.Item) (objs []render.Object, why string) {
 	set, _ := model.Decode(items)
 	clusters, _ := model.Build(set)
 	if len(clusters) == 0 {
-		return nil, "no cluster could be resolved"
+		return nil, nil, "no cluster could be resolved"
 	}
 	prev := &render.Previous{}
 	prev.BuildZones(clusters)
-	objs, _ = render.Render(clusters, prev, render.Options{Rand: &testutil.DetRand{}})
+	objs, rs := render.Render(clusters, prev, render.Options{Rand: &testutil.DetRand{}})
 	if len(objs) == 0 {
-		return nil, "render produced nothing"
+		return nil, nil, "render produced nothing"
 	}
-	return objs, ""
+	for _, r := range rs {
+		if r.Severity == diag.Error {
+			renderErrs = append(renderErrs, r)
+		}
+	}
+	return objs, renderErrs, ""
 }
+
+// durationKw maps BindDNSSECPolicy duration fields to named.conf.
+var durationKw = map[string]string{
+	"dnskeyTTL": "dnskey-ttl", "maxZoneTTL": "max-zone-ttl", "signaturesRefresh": "signatures-refresh",
+	"signaturesValidity": "signatures-validity", "signaturesValidityDNSKEY": "signatures-validity-dnskey",
+	"publishSafety": "publish-safety", "retireSafety": "retire-safety", "purgeKeys": "purge-keys",
+	"zonePropagationDelay": "zone-propagation-delay", "parentDSTTL": "parent-ds-ttl", "parentPropagationDelay": "parent-propagation-delay",
+}
+
+var reExtra = regexp.MustCompile(`^spec\.extraOptions(\[\d+\])?$`)
+
+// probeConf is a minimal named.conf holding the raw value a render error
+// is about, written as a user would paste it (each extraOptions item on
+// its own lines, closed by a ";" line, so a trailing comment stays one).
+func probeConf(items []model.Item, r diag.Result) (string, bool) {
+	spec := specOf(items, r.Source.Ref.Kind, r.Source.Ref.Name)
+	if spec == nil {
+		return "", false
+	}
+	switch {
+	case r.Source.Ref.Kind == "BindCluster" && reExtra.MatchString(r.Field):
+		list, _ := spec["extraOptions"].([]any)
+		var b strings.Builder
+		b.WriteString("options {\n\tdirectory \"/tmp\";\n")
+		for _, e := range list {
+			s, _ := e.(string)
+			s = strings.TrimSuffix(strings.TrimSpace(s), ";")
+			fmt.Fprintf(&b, "\t%s\n\t;\n", s)
+		}
+		b.WriteString("};\n")
+		return b.String(), true
+	case r.Source.Ref.Kind == "BindDNSSECPolicy" && durationKw[strings.TrimPrefix(r.Field, "spec.")] != "":
+		f := strings.TrimPrefix(r.Field, "spec.")
+		val, _ := spec[f].(string)
+		return fmt.Sprintf("dnssec-policy \"probe\" {\n\t%s %s;\n};\noptions { directory \"/tmp\"; };\n", durationKw[f], val), true
+	}
+	return "", false
+}
+
+func specOf(items []model.Item, kind, name string) map[string]any {
+	for _, it := range items {
+		if it.Source.Ref.Kind != kind || it.Source.Ref.Name != name {
+			continue
+		}
+		var obj map[string]any
+		if json.Unmarshal(it.JSON, &obj) != nil {
+			return nil
+		}
+		spec, _ := obj["spec"].(map[string]any)
+		return spec
+	}
+	return nil
+}
+
+// probe runs named-checkconf on a config text.
+func probe(t testing.TB, conf string) (string, error) {
+	f, err := os.CreateTemp("", "bindfn-probe-*.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString(conf); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, err := testutil.Offline(t, testutil.BINDPath(t, "named-checkconf"), f.Name()).CombinedOutput()
+	return strings.TrimSpace(strings.ReplaceAll(string(out), f.Name(), "probe.conf")), err
+}
+
+var bypassArtifact = regexp.MustCompile(`file not found|writeable file '':|file ""`)
 
 // BINDCheck lays out every cluster's pod for both roles and asks BIND.
 func BINDCheck(t testing.TB, objs []render.Object, opt Options) (fails []Failure) {

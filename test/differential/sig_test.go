@@ -20,6 +20,11 @@ func TestSignature(t *testing.T) {
 			want:   "accepted-but-BIND-refuses | named-checkconf | P:N: dnssec-policy: algorithm N requires both KSK and ZSK roles",
 			reason: "a warning line is not the refusal",
 		},
+		"owner name": {
+			d:      Divergence{Kind: AcceptedRefused, Stage: StageCheckconf, Detail: `named-checkconf dns primary: /etc/x:7: host\@office.2.0.192.in-addr.arpa: bad owner name (check-names)`},
+			want:   "accepted-but-BIND-refuses | named-checkconf | P:N: NAME: bad owner name (check-names)",
+			reason: "the owner is per package",
+		},
 		"validator": {
 			d:      Divergence{Kind: RefusedLoads, Stage: "fn-validate", Detail: `error: BindCluster dns/x (pkg.yaml#3) spec.extraOptions[0]: option "a" is bad`},
 			want:   "refused-but-BIND-loads | fn-validate | error: BindCluster spec.extraOptions: option Q is bad",
