@@ -221,7 +221,9 @@ func TestRandomPackages(t *testing.T) {
 	}
 	known := map[string]string{}
 	for name, c := range loadCases(t) {
-		known[c.Signature] = name
+		if c.Open { // a fixed case's divergence showing again is a regression
+			known[c.Signature] = name
+		}
 	}
 
 	start := time.Now()
