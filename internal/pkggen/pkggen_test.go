@@ -1,0 +1,104 @@
+package pkggen
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestDeterministic: the same seed gives the same bytes.
+func TestDeterministic(t *testing.T) {
+	for seed := uint64(0); seed < 50; seed++ {
+		a := Generate(seed, Options{MistakeRate: 0.3}).YAML()
+		b := Generate(seed, Options{MistakeRate: 0.3}).YAML()
+		if !bytes.Equal(a, b) {
+			t.Fatalf("seed %d: two generations differ", seed)
+		}
+	}
+	if os.Getenv("PKGGEN_DUMP") != "" {
+		os.Stdout.Write(Generate(1, Options{MistakeRate: 0.3}).YAML())
+	}
+}
+
+// TestCoverage: over a few hundred seeds the generator sets every spec field
+// of the nine kinds (walked from the API types' JSON tags), every RPZ
+// action, every zone type and every record type it knows. Fields it never
+// sets must be listed in notVaried, with the reason.
+func TestCoverage(t *testing.T) {
+	seen := map[string]bool{}
+	types := map[string]bool{}
+	for seed := uint64(0); seed < 400; seed++ {
+		p := Generate(seed, Options{MistakeRate: 0.3})
+		for _, o := range p.Objects {
+			walkFields(o.Kind+".spec", o.Spec, seen)
+			if o.Kind == "BindZone" || o.Kind == "BindPolicy" {
+				recs, _ := o.Spec["records"].([]any)
+				for _, r := range recs {
+					types[r.(map[string]any)["type"].(string)] = true
+				}
+			}
+			if o.Kind == "DNSRecord" {
+				types[o.Spec["type"].(string)] = true
+			}
+			if o.Kind == "BindPolicy" {
+				rules, _ := o.Spec["rules"].([]any)
+				for _, r := range rules {
+					if a, ok := r.(map[string]any)["action"].(string); ok {
+						seen["action="+a] = true
+					}
+				}
+			}
+			if o.Kind == "BindZone" {
+				if z, ok := o.Spec["type"].(string); ok {
+					seen["zonetype="+z] = true
+				}
+				if o.Spec["zoneName"] == "." {
+					seen["zone=."] = true
+				}
+			}
+		}
+	}
+	var missing []string
+	for _, f := range apiFields() {
+		if !seen[f] && notVaried[f] == "" {
+			missing = append(missing, f)
+		}
+	}
+	for _, a := range []string{"nxdomain", "nodata", "passthru", "drop", "tcp-only", "redirect"} {
+		if !seen["action="+a] {
+			missing = append(missing, "action "+a)
+		}
+	}
+	for _, z := range []string{"primary", "secondary", "stub", "forward"} {
+		if !seen["zonetype="+z] {
+			missing = append(missing, "zone type "+z)
+		}
+	}
+	if !seen["zone=."] {
+		missing = append(missing, "the root zone")
+	}
+	for _, ty := range zoneTypes() {
+		if !types[ty] {
+			missing = append(missing, "record type "+ty)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("never generated in 400 seeds:\n%s", strings.Join(missing, "\n"))
+	}
+	t.Logf("%d spec fields, %d record types covered", len(seen), len(types))
+}
+
+func walkFields(prefix string, v any, seen map[string]bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			seen[prefix+"."+k] = true
+			walkFields(prefix+"."+k, e, seen)
+		}
+	case []any:
+		for _, e := range x {
+			walkFields(prefix, e, seen)
+		}
+	}
+}

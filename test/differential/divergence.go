@@ -1,0 +1,106 @@
+package differential
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Kinds of divergence.
+const (
+	AcceptedRefused = "accepted-but-BIND-refuses"
+	RefusedLoads    = "refused-but-BIND-loads"
+)
+
+// Documented are generator mistakes that fn-validate refuses although BIND
+// would load them, each with the docs/validation.md row that says so.
+var Documented = map[string]string{
+	"undefined-key":        "references: `key <name>` names a defined BindTSIGKey (named-checkconf does not catch it)",
+	"records-on-secondary": "DNS data: records on a secondary, stub or forward zone",
+	"owner-outside-zone":   "DNS data: owners inside the zone",
+}
+
+// Divergence is one disagreement between fn-validate and BIND.
+type Divergence struct {
+	Kind   string
+	Stage  string // BIND's stage (accepted-but-refused) or "fn-validate"
+	Detail string // BIND's error, or fn-validate's
+}
+
+// Classify compares the verdicts. mistakes are the generator's injected
+// mistakes (none: the package is meant to be valid).
+func Classify(mistakes []string, v Verdict) *Divergence {
+	if v.Accepted {
+		if len(v.BIND) == 0 {
+			return nil
+		}
+		f := v.BIND[0]
+		return &Divergence{Kind: AcceptedRefused, Stage: f.Stage, Detail: f.String()}
+	}
+	if !v.Rendered || len(v.BIND) > 0 {
+		return nil // BIND refuses too, or cannot be asked
+	}
+	for _, m := range mistakes {
+		if _, ok := Documented[m]; ok {
+			return nil
+		}
+	}
+	d := &Divergence{Kind: RefusedLoads, Stage: "fn-validate"}
+	if len(v.Errors) > 0 {
+		d.Detail = v.Errors[0]
+	}
+	return d
+}
+
+var (
+	normQuoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'[^']*'`)
+	normRef    = regexp.MustCompile(`bind\.unkin\.net/v1alpha1/(\w+)/\S+`)
+	normPath   = regexp.MustCompile(`/[^\s:]+`)
+	normNum    = regexp.MustCompile(`\d+`)
+	normIdx    = regexp.MustCompile(`\[N\]`)
+	normZone   = regexp.MustCompile(`zone \S+?/IN(/\S+?)?( \(\w+\))?:`)
+	normZone2  = regexp.MustCompile(`\S+/IN:`)
+	normObj    = regexp.MustCompile(`\b(Bind\w+|DNSRecord) [a-z0-9.-]+/[a-z0-9.-]+`)
+	normName   = regexp.MustCompile(` [^\s/:]*\.[^\s:]*:`)
+	normZone3  = regexp.MustCompile(`zone \S+ with policy \S+`)
+	normSrc    = regexp.MustCompile(` \(pkg\.yaml[^)]*\)| \(input\.yaml[^)]*\)`)
+	keyLine    = regexp.MustCompile(`(?i)error|fail|unknown|bad |illegal|exceed|loop|invalid|expected|not |cannot|must|out of range|too long|refused|extra input|requires|redefine|duplicate`)
+	// warnLine: BIND's warnings, which never make it refuse
+	warnLine = regexp.MustCompile(`loaded serial|default changed|found type SPF|is deprecated|will be removed`)
+)
+
+// Signature groups divergences that are one defect: the kind, the stage and
+// the telling line of the message with names, numbers and paths blanked.
+func (d Divergence) Signature() string {
+	line := ""
+	for _, l := range strings.Split(d.Detail, "\n") {
+		if keyLine.MatchString(l) && !warnLine.MatchString(l) {
+			line = l
+			break
+		}
+	}
+	if line == "" {
+		line, _, _ = strings.Cut(d.Detail, "\n")
+	}
+	if d.Kind == AcceptedRefused {
+		// "stage cluster where: msg": the cluster and zone are names.
+		if _, rest, ok := strings.Cut(line, ": "); ok && strings.HasPrefix(line, d.Stage) {
+			line = rest
+		}
+	}
+	// zone names in BIND's "zone x/IN/view" and "view/x/IN:"
+	s := normZone.ReplaceAllString(line, "zone Z")
+	s = normZone2.ReplaceAllString(s, "Z:")
+	s = normSrc.ReplaceAllString(s, "")
+	s = normRef.ReplaceAllString(s, "$1")
+	s = normObj.ReplaceAllString(s, "$1")
+	s = normQuoted.ReplaceAllString(s, "Q")
+	s = normPath.ReplaceAllString(s, "P")
+	s = normNum.ReplaceAllString(s, "N")
+	s = normIdx.ReplaceAllString(s, "")
+	if d.Kind == AcceptedRefused {
+		// BIND's messages name owners and zones
+		s = normName.ReplaceAllString(s, " NAME:")
+		s = normZone3.ReplaceAllString(s, "zone Z with policy Q")
+	}
+	return d.Kind + " | " + d.Stage + " | " + strings.Join(strings.Fields(s), " ")
+}

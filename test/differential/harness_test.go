@@ -1,0 +1,57 @@
+package differential
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/render"
+	"git.unkin.net/unkin/bind-fn/internal/testutil"
+)
+
+// TestHarnessOnExample: examples/authoritative (views, catalog, RPZ, a
+// signed and a dynamic zone) loads on every stage, so the harness reports
+// no failure where BIND has none; and a broken zone file laid into the same
+// pod makes the named stage fail, so it can.
+func TestHarnessOnExample(t *testing.T) {
+	requirements(t)
+	items := testutil.ReadItems(t, filepath.Join(testutil.RepoRoot(t), "examples", "authoritative"))
+	v := Check(t, items, Options{Named: true})
+	if !v.Accepted || len(v.BIND) > 0 {
+		t.Fatalf("examples/authoritative: accepted=%v, BIND: %s, fn-validate: %v", v.Accepted, failures(v), v.Errors)
+	}
+
+	objs, rs := pipeline.Run(pipeline.Input{Items: items}, render.Options{Rand: &testutil.DetRand{}})
+	if rs.HasErrors() {
+		t.Fatal(rs)
+	}
+	c := testutil.Clusters(t, objs)["auth"]
+	root, msg := layPod(t, c)
+	defer os.RemoveAll(root)
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	zones := zoneFiles(t, root, layout.ConfigFile(layout.NamedConfPrimary))
+	if len(zones) < 4 {
+		t.Fatalf("named-checkconf -p lists %d primary zones, want the example's 4 or more: %+v", len(zones), zones)
+	}
+	var broken string
+	for _, z := range zones {
+		if strings.HasPrefix(z.file, layout.ZonesDir) {
+			broken = z.name
+			// the file is a kubelet link into ..data: write through it
+			if err := os.WriteFile(filepath.Join(root, z.file), []byte("$TTL 60\n@ IN SOA ns1 h 1 2 3 4 5\n@ IN NS ns1\nbad IN A 192.0.2.300\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	fs := runNamed(t, "auth", root, layout.NamedConfPrimary)
+	if len(fs) == 0 || !strings.Contains(fs[0].Msg, broken) {
+		t.Fatalf("named with a broken zone file for %s: want a failure naming it, got %v", broken, fs)
+	}
+	t.Logf("named stage caught: %s", fs[0].Msg)
+}
