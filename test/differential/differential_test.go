@@ -2,6 +2,7 @@ package differential
 
 import (
 	"fmt"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,7 +78,7 @@ func observed(v Verdict) string {
 }
 
 func casesDir(t testing.TB) string {
-	return filepath.Join(testutil.RepoRoot(t), "test", "differential", "testdata", "divergences")
+	return filepath.Join(bindtools.RepoRoot(t), "test", "differential", "testdata", "divergences")
 }
 
 func loadCases(t testing.TB) map[string]Case {
@@ -100,8 +101,8 @@ func loadCases(t testing.TB) map[string]Case {
 // requirements: real BIND and root (private namespaces, offline checkers).
 func requirements(t *testing.T) {
 	t.Helper()
-	testutil.RequireBIND(t)
-	testutil.RequireRoot(t)
+	bindtools.RequireBIND(t)
+	bindtools.RequireRoot(t)
 }
 
 // TestDivergences runs every kept divergence: each fails while fn-validate
@@ -140,7 +141,7 @@ func TestDivergences(t *testing.T) {
 			case "agree":
 				agree = loads || refused
 			case "documented":
-				doc, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "docs", "validation.md"))
+				doc, err := os.ReadFile(filepath.Join(bindtools.RepoRoot(t), "docs", "validation.md"))
 				if err != nil {
 					t.Fatal(err)
 				}

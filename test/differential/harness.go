@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -236,7 +237,7 @@ func probe(t testing.TB, conf string) (string, error) {
 		t.Fatal(err)
 	}
 	f.Close()
-	out, err := testutil.Offline(t, testutil.BINDPath(t, "named-checkconf"), f.Name()).CombinedOutput()
+	out, err := bindtools.Offline(t, bindtools.BINDPath(t, "named-checkconf"), f.Name()).CombinedOutput()
 	return strings.TrimSpace(strings.ReplaceAll(string(out), f.Name(), "probe.conf")), err
 }
 
@@ -326,7 +327,7 @@ func checkCluster(t testing.TB, c *testutil.Cluster, opt Options) (fails []Failu
 			fails = append(fails, Failure{Stage: StageLayout, Cluster: c.Name, Where: roleOf(conf), Msg: msg})
 			continue
 		}
-		out, err := testutil.CheckConf(t, root, layout.ConfigFile(conf))
+		out, err := bindtools.NamedCheckconf(t, root, layout.ConfigFile(conf))
 		if err != nil {
 			fails = append(fails, Failure{Stage: StageCheckconf, Cluster: c.Name, Where: roleOf(conf), Msg: trimPaths(out, root)})
 			continue
@@ -339,7 +340,7 @@ func checkCluster(t testing.TB, c *testutil.Cluster, opt Options) (fails []Failu
 	// named-checkzone -k fail on every zone file of the primary role.
 	if pods[0].ok {
 		for _, z := range zoneFiles(t, pods[0].root, layout.ConfigFile(layout.NamedConfPrimary)) {
-			out, err := testutil.Offline(t, testutil.BINDPath(t, "named-checkzone"), "-k", "fail", "-i", "local", z.name, filepath.Join(pods[0].root, z.file)).CombinedOutput()
+			out, err := bindtools.Offline(t, bindtools.BINDPath(t, "named-checkzone"), "-k", "fail", "-i", "local", z.name, filepath.Join(pods[0].root, z.file)).CombinedOutput()
 			if err != nil {
 				where := z.name
 				if z.view != "" {
@@ -391,7 +392,7 @@ var (
 // zoneFiles lists the primary zones of a config with their files, from
 // named-checkconf -p (includes expanded, one statement a line).
 func zoneFiles(t testing.TB, root, conf string) []zoneFile {
-	out, err := exec.Command(testutil.BINDPath(t, "named-checkconf"), "-p", "-t", root, conf).CombinedOutput()
+	out, err := exec.Command(bindtools.BINDPath(t, "named-checkconf"), "-p", "-t", root, conf).CombinedOutput()
 	if err != nil {
 		return nil
 	}
@@ -474,7 +475,7 @@ var benign = regexp.MustCompile(`(?i)(network unreachable|resolver priming|manag
 // every zone (or exits), and returns what went wrong.
 func runNamed(t testing.TB, cluster, root, conf string) []Failure {
 	where := roleOf(conf)
-	named := testutil.BINDPath(t, "named")
+	named := bindtools.BINDPath(t, "named")
 	ctx, cancel := context.WithTimeout(context.Background(), NamedTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "unshare", "-n", "-m", "/bin/sh", "-c", podScript, "pod", named, "-g", "-n", "1", "-c", layout.ConfigFile(conf))

@@ -1,6 +1,7 @@
 package differential
 
 import (
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // pod makes the named stage fail, so it can.
 func TestHarnessOnExample(t *testing.T) {
 	requirements(t)
-	items := testutil.ReadItems(t, filepath.Join(testutil.RepoRoot(t), "examples", "authoritative"))
+	items := testutil.ReadItems(t, filepath.Join(bindtools.RepoRoot(t), "examples", "authoritative"))
 	v := Check(t, items, Options{Named: true})
 	if !v.Accepted || len(v.BIND) > 0 {
 		t.Fatalf("examples/authoritative: accepted=%v, BIND: %s, fn-validate: %v", v.Accepted, failures(v), v.Errors)
