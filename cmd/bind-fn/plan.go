@@ -20,6 +20,7 @@ type PlanCmd struct {
 	Dir       string `arg:"" optional:"" default:"." help:"The package with the new inputs (a kpt package or a directory of bind.unkin.net objects)."`
 	Git       string `help:"Compare with the package as it is in this git ref (branch, tag, commit) instead of the rendered output in DIR." placeholder:"REF" xor:"old"`
 	Old       string `help:"Compare with this directory instead of the rendered output in DIR." placeholder:"DIR" xor:"old" type:"path"`
+	Rendered  bool   `help:"DIR already holds the new render (kpt fn render ran): compare the two rendered outputs, render nothing."`
 	Format    string `enum:"markdown,json" default:"markdown" help:"Output: markdown (a pull-request comment) or json (complete, for tools)."`
 	MaxRRsets int    `default:"40" help:"Markdown: most RRset changes shown per zone (the rest are counted)."`
 	MaxZones  int    `default:"25" help:"Markdown: most zones shown in detail per cluster (the rest get a line of counts)."`
@@ -43,7 +44,15 @@ func (c *PlanCmd) Run(out io.Writer) (int, error) {
 			return 1, err
 		}
 	}
-	sides, err := plan.Prepare(oldPkg, newPkg, rand.Reader)
+	var sides *plan.Sides
+	if c.Rendered {
+		if c.Git == "" && c.Old == "" {
+			return 1, fmt.Errorf("--rendered compares DIR's render with another: give --git REF or --old DIR")
+		}
+		sides, err = plan.Rendered(oldPkg, newPkg)
+	} else {
+		sides, err = plan.Prepare(oldPkg, newPkg, rand.Reader)
+	}
 	if err != nil {
 		return 1, err
 	}

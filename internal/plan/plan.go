@@ -14,8 +14,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/miekg/dns"
 
@@ -202,6 +204,26 @@ func Compare(oldObjs, newObjs []Object) (*Plan, error) {
 	return p, nil
 }
 
+// parallel runs f(0..n-1) on GOMAXPROCS workers.
+func parallel(n int, f func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
 func unionKeys[V any](a, b map[string]V) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -385,9 +407,25 @@ func confChanges(byLine map[string]map[string]bool) []ConfChange {
 }
 
 func compareZones(o, n *snapshot) []ZonePlan {
-	oz, nz := o.zones(true), n.zones(true)
+	oz, nz := o.zones(), n.zones()
+	ids := unionKeys(oz, nz)
+	// Parse only zones whose text differs, in parallel: a large package
+	// changes a few zones.
+	var work []*zone
+	for _, id := range ids {
+		a, b := oz[id], nz[id]
+		if a != nil && b != nil && bytes.Equal(a.text, b.text) {
+			continue
+		}
+		for _, z := range []*zone{a, b} {
+			if z != nil {
+				work = append(work, z)
+			}
+		}
+	}
+	parallel(len(work), func(i int) { work[i].parse() })
 	var out []ZonePlan
-	for _, id := range unionKeys(oz, nz) {
+	for _, id := range ids {
 		a, b := oz[id], nz[id]
 		zp := ZonePlan{Change: Changed}
 		switch {

@@ -129,6 +129,11 @@ type zone struct {
 	rrsets map[rrKey]*rrset
 	soa    *dns.SOA
 	err    error
+	// text is the zone file with its $INCLUDEs spliced, from path; parsed
+	// says rrsets and soa are read (only zones whose text changed are).
+	text   []byte
+	path   string
+	parsed bool
 }
 
 type rrKey struct {
@@ -152,7 +157,7 @@ const (
 
 // zones lists the zones of the primary role (every pod serves the same
 // zones; secondaries transfer them).
-func (s *snapshot) zones(parse bool) map[string]*zone {
+func (s *snapshot) zones() map[string]*zone {
 	out := map[string]*zone{}
 	add := func(view string, st namedconf.Stmt) {
 		z := &zone{view: view, name: strings.ToLower(strings.TrimSuffix(st.Arg(1), "."))}
@@ -207,7 +212,7 @@ func (s *snapshot) zones(parse bool) map[string]*zone {
 				}
 			}
 		}
-		if !parse || z.apply == applyXfr {
+		if z.apply == applyXfr {
 			continue
 		}
 		text, ok := s.files[file]
@@ -215,9 +220,21 @@ func (s *snapshot) zones(parse bool) map[string]*zone {
 			z.err = fmt.Errorf("zone file %s is not in any zones ConfigMap", file)
 			continue
 		}
-		z.rrsets, z.soa, z.err = s.parseZone(z.name, file, text)
+		if z.text, z.err = s.splice(text, 0); z.err != nil {
+			z.err = fmt.Errorf("%s: %w", file, z.err)
+		}
+		z.path = file
 	}
 	return out
+}
+
+// parse reads the zone's text into RRsets (once).
+func (z *zone) parse() {
+	if z.parsed || z.err != nil || z.text == nil {
+		return
+	}
+	z.parsed = true
+	z.rrsets, z.soa, z.err = parseZone(z.name, z.path, z.text)
 }
 
 func zoneID(view, name string) string {
@@ -227,13 +244,9 @@ func zoneID(view, name string) string {
 	return view + "/" + name
 }
 
-// parseZone reads a rendered zone file with miekg/dns, its $INCLUDEs (the
-// renderer's shard parts, absolute pod paths) read from the ConfigMaps.
-func (s *snapshot) parseZone(origin, file string, text []byte) (map[rrKey]*rrset, *dns.SOA, error) {
-	text, err := s.splice(text, 0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", file, err)
-	}
+// parseZone reads a rendered zone file (its $INCLUDEs spliced) with
+// miekg/dns.
+func parseZone(origin, file string, text []byte) (map[rrKey]*rrset, *dns.SOA, error) {
 	zp := dns.NewZoneParser(bytes.NewReader(text), dns.Fqdn(origin), file)
 	sets := map[rrKey]*rrset{}
 	var soa *dns.SOA

@@ -198,3 +198,13 @@ func Prepare(oldPkg, newPkg *Package, rand io.Reader) (*Sides, error) {
 	}
 	return s, nil
 }
+
+// Rendered pairs two packages' rendered output as they are, rendering
+// nothing: for a package kpt has already rendered (kpt fn render wrote the
+// new output), compared with a git ref or a directory.
+func Rendered(oldPkg, newPkg *Package) (*Sides, error) {
+	if len(newPkg.Rendered) == 0 {
+		return nil, fmt.Errorf("the new side holds no rendered objects (label app.kubernetes.io/managed-by: bind-fn): run kpt fn render first, or plan without --rendered")
+	}
+	return &Sides{Old: oldPkg.Rendered, New: newPkg.Rendered}, nil
+}
