@@ -162,7 +162,10 @@ func writeZone(b *strings.Builder, z ZonePlan, lim Limits) {
 		}
 		facts = append(facts, t)
 	}
-	if z.Serial != nil {
+	switch {
+	case z.Serial != nil && z.Change == Added:
+		facts = append(facts, fmt.Sprintf("serial %d", z.Serial.New))
+	case z.Serial != nil:
 		facts = append(facts, fmt.Sprintf("serial %d → %d", z.Serial.Old, z.Serial.New))
 	}
 	if c := countLine(z.Counts); c != "" {

@@ -453,8 +453,11 @@ func compareZones(o, n *snapshot) []ZonePlan {
 			zp.Config = append(zp.Config, ConfChange{Op: "+", Line: l})
 		}
 		sort.SliceStable(zp.Config, func(i, j int) bool { return zp.Config[i].Line < zp.Config[j].Line })
-		if a.soa != nil && b.soa != nil && a.soa.Serial != b.soa.Serial {
+		switch {
+		case a.soa != nil && b.soa != nil && a.soa.Serial != b.soa.Serial:
 			zp.Serial = &SerialChange{Old: a.soa.Serial, New: b.soa.Serial}
+		case a.soa == nil && b.soa != nil: // a new zone: its first serial
+			zp.Serial = &SerialChange{New: b.soa.Serial}
 		}
 		zp.RRsets = compareRRsets(a, b)
 		for _, c := range zp.RRsets {
@@ -518,10 +521,7 @@ func compareRRsets(a, b *zone) []RRsetChange {
 	var out []RRsetChange
 	for k := range keys {
 		x, y := get(a, k), get(b, k)
-		typ := dns.TypeToString[k.typ]
-		if typ == "" {
-			typ = fmt.Sprintf("TYPE%d", k.typ)
-		}
+		typ := typeName(k.typ)
 		switch {
 		case x == nil:
 			t := y.ttl
