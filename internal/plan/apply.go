@@ -76,3 +76,36 @@ func (d ZoneData) Apply(changes []RRsetChange) ZoneData {
 	}
 	return out
 }
+
+// ZoneContents reads every zone file of a render (primary, catalog and
+// policy zones), by "view/zone" ("zone" without views).
+func ZoneContents(objs []Object) (map[string]ZoneData, error) {
+	snaps, err := snapshots(objs)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]ZoneData{}
+	for _, s := range snaps {
+		for id, z := range s.zones() {
+			if z.err != nil {
+				return nil, z.err
+			}
+			if z.text == nil {
+				continue
+			}
+			z.parse()
+			if z.err != nil {
+				return nil, z.err
+			}
+			d := ZoneData{}
+			for k, set := range z.rrsets {
+				d[dataKey(k.name, typeName(k.typ))] = RRsetData{TTL: set.ttl, Values: set.values}
+			}
+			if soa := soaSet(z.soa); soa != nil {
+				d[dataKey(dns.CanonicalName(z.soa.Hdr.Name), "SOA")] = RRsetData{TTL: soa.ttl, Values: soa.values}
+			}
+			out[id] = d
+		}
+	}
+	return out, nil
+}
