@@ -201,7 +201,9 @@ func (im *importer) meta(name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: name, Namespace: im.opt.Namespace}
 }
 
-func (im *importer) add(file string, obj any) { im.res.Objects[file] = append(im.res.Objects[file], obj) }
+func (im *importer) add(file string, obj any) {
+	im.res.Objects[file] = append(im.res.Objects[file], obj)
+}
 
 // objName makes a Kubernetes object name (DNS-1123 subdomain) from a BIND
 // name, unique per kind.
