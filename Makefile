@@ -32,11 +32,12 @@ IMAGE_TAG  ?= dev
 export SOURCE_DATE_EPOCH ?= 0
 
 # binary name -> package directory
-BINARIES := fn-render fn-validate bind-fn-agent function-bind
+BINARIES := fn-render fn-validate bind-fn-agent function-bind bind-fn
 pkg.fn-render     := ./fn-render
 pkg.fn-validate   := ./fn-validate
 pkg.bind-fn-agent := ./agent
 pkg.function-bind := ./composition
+pkg.bind-fn       := ./cmd/bind-fn
 
 .PHONY: all tools build $(addprefix build-,$(BINARIES)) generate check-generate check-tidy \
         lint test go-test bench images example demo clean help

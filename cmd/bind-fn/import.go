@@ -1,0 +1,209 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"git.unkin.net/unkin/bind-fn/internal/importer"
+	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+)
+
+// Exit codes of import.
+const (
+	exitLossless = 0
+	exitLossy    = 2
+)
+
+// ImportCmd is `bind-fn import`.
+type ImportCmd struct {
+	Conf      string   `arg:"" optional:"" help:"named.conf of the server to import (includes are followed)." type:"existingfile"`
+	Out       string   `short:"o" required:"" help:"Directory to write the kpt package into." type:"path"`
+	ZoneDir   string   `help:"Where relative zone file names (and includes) are found (default: the options directory, else the directory of named.conf)." type:"path"`
+	Cluster   string   `default:"bind" help:"Name of the BindCluster."`
+	Namespace string   `default:"dns" help:"Namespace of every object."`
+	Replicas  int32    `default:"2" help:"Replicas of the BindCluster."`
+	Secrets   string   `help:"File for the key Secrets (default: <out>.secrets.yaml beside the package, never inside it)." type:"path"`
+	NoSecrets bool     `help:"Write no key material: create the Secrets yourself (importExisting keys)."`
+	AXFR      string   `name:"axfr" help:"Transfer zones live from this server (host[:port]) instead of (or over) their files." placeholder:"SERVER"`
+	Zone      []string `help:"Zone to transfer with --axfr (repeatable); view/zone to replace a zone of one view."`
+	Key       string   `help:"TSIG key for --axfr: [algorithm:]name:secret (as dig -y)."`
+	Format    string   `enum:"text,json" default:"text" help:"Report format on stderr."`
+}
+
+// Run imports. Exit code: 0 lossless, 2 something could not be carried
+// (listed), 1 error.
+func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
+	if c.Conf == "" && c.AXFR == "" {
+		return 1, fmt.Errorf("give a named.conf, or --axfr SERVER --zone ZONE")
+	}
+	if c.AXFR != "" && len(c.Zone) == 0 {
+		return 1, fmt.Errorf("--axfr needs at least one --zone")
+	}
+	opt := importer.Options{Cluster: c.Cluster, Namespace: c.Namespace, Replicas: c.Replicas, ZoneDir: c.ZoneDir,
+		Read: os.ReadFile, Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }}
+	var conf []namedconf.Located
+	if c.Conf != "" {
+		base := c.ZoneDir
+		if base == "" {
+			base = filepath.Dir(c.Conf)
+		}
+		var err error
+		if conf, err = namedconf.ReadConf(c.Conf, base, os.ReadFile); err != nil {
+			return 1, err
+		}
+		if opt.ZoneDir == "" {
+			opt.ZoneDir = confDirectory(conf, base)
+		}
+	}
+	res, err := importer.Import(conf, opt)
+	if err != nil {
+		return 1, err
+	}
+	if c.AXFR != "" {
+		var key *importer.TSIG
+		if c.Key != "" {
+			if key, err = importer.ParseTSIG(c.Key); err != nil {
+				return 1, err
+			}
+		}
+		for _, z := range c.Zone {
+			view, zone, ok := strings.Cut(z, "/")
+			if !ok {
+				view, zone = "", z
+			}
+			rrs, err := importer.Transfer(c.AXFR, zone, key, 10*time.Second)
+			if err != nil {
+				return 1, err
+			}
+			res.AddZone(view, zone, "axfr:"+c.AXFR+"/"+zone, rrs)
+		}
+	}
+	rs, err := res.Check(rand.Reader)
+	if err != nil {
+		return 1, err
+	}
+	if err := c.write(res); err != nil {
+		return 1, err
+	}
+	if err := report(errw, res, c.Format); err != nil {
+		return 1, err
+	}
+	if rs.HasErrors() {
+		for _, r := range rs {
+			fmt.Fprintln(errw, r)
+		}
+		return 1, fmt.Errorf("the imported package does not render (above); it is written to %s for you to fix", c.Out)
+	}
+	if len(res.Losses) > 0 {
+		return exitLossy, nil
+	}
+	return exitLossless, nil
+}
+
+// confDirectory is the options directory (relative zone files are found
+// there), resolved against base.
+func confDirectory(conf []namedconf.Located, base string) string {
+	for _, s := range conf {
+		if s.Name() != "options" {
+			continue
+		}
+		for _, b := range s.Body {
+			if b.Name() == "directory" {
+				d := b.Arg(1)
+				if !filepath.IsAbs(d) {
+					d = filepath.Join(base, d)
+				}
+				return d
+			}
+		}
+	}
+	return base
+}
+
+const kptfile = `apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: %s
+  annotations:
+    config.kubernetes.io/local-config: "true"
+info:
+  description: Imported by bind-fn import from %s.
+pipeline:
+  validators:
+    - image: git.unkin.net/unkin/bind-fn/fn-validate:v0.1.0
+  mutators:
+    - image: git.unkin.net/unkin/bind-fn/fn-render:v0.1.0
+`
+
+func (c *ImportCmd) write(res *importer.Result) error {
+	if err := os.MkdirAll(c.Out, 0o755); err != nil {
+		return err
+	}
+	var files []string
+	for f := range res.Objects {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		b, err := importer.YAML(res.Objects[f])
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(c.Out, f), b, 0o644); err != nil {
+			return err
+		}
+	}
+	src := c.Conf
+	if src == "" {
+		src = c.AXFR
+	}
+	if err := os.WriteFile(filepath.Join(c.Out, "Kptfile"), fmt.Appendf(nil, kptfile, c.Cluster, filepath.Base(src)), 0o644); err != nil {
+		return err
+	}
+	if c.NoSecrets || len(res.Secrets) == 0 {
+		return nil
+	}
+	path := c.Secrets
+	if path == "" {
+		path = filepath.Clean(c.Out) + ".secrets.yaml"
+	}
+	var objs []any
+	for _, s := range res.Secrets {
+		objs = append(objs, s)
+	}
+	b, err := importer.YAML(objs)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}
+
+func report(w io.Writer, res *importer.Result, format string) error {
+	if format == "json" {
+		b, err := json.MarshalIndent(map[string]any{"lossless": len(res.Losses) == 0, "losses": res.Losses, "replaced": res.Replaced}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	for _, l := range res.Replaced {
+		fmt.Fprintf(w, "replaced  %s\n", l)
+	}
+	for _, l := range res.Losses {
+		fmt.Fprintf(w, "NOT CARRIED  %s\n", l)
+	}
+	if len(res.Losses) == 0 {
+		fmt.Fprintln(w, "import is lossless: every zone renders with the same RRsets")
+	} else {
+		fmt.Fprintf(w, "%d statement(s) or RRset(s) not carried (above)\n", len(res.Losses))
+	}
+	return nil
+}

@@ -1,0 +1,42 @@
+// Command bind-fn is the operator's CLI beside the KRM functions:
+//
+//	bind-fn plan [DIR] [--git REF | --old DIR] [--format markdown|json]
+//	bind-fn import named.conf [--zone-dir DIR] -o PKG
+//
+// plan says what a change does to DNS; import turns an existing BIND
+// server's configuration into a bind-fn package. The work is done in
+// internal/plan and internal/importer.
+package main
+
+import (
+	"os"
+
+	"github.com/alecthomas/kong"
+)
+
+// CLI is the command line.
+type CLI struct {
+	Plan   PlanCmd   `cmd:"" help:"Show what a change to a package does to DNS."`
+	Import ImportCmd `cmd:"" help:"Turn a BIND server's named.conf and zone files into a bind-fn package."`
+}
+
+func main() {
+	var cli CLI
+	ctx := kong.Parse(&cli, kong.Name("bind-fn"), kong.Description("BIND 9 on Kubernetes, rendered: plan a change, import a server."), kong.UsageOnError())
+	code, err := run(ctx)
+	if err != nil {
+		ctx.Errorf("%v", err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
+func run(ctx *kong.Context) (int, error) {
+	switch c := ctx.Selected().Target.Addr().Interface().(type) {
+	case *PlanCmd:
+		return c.Run(os.Stdout)
+	case *ImportCmd:
+		return c.Run(os.Stdout, os.Stderr)
+	}
+	return 1, nil
+}

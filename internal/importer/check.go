@@ -1,0 +1,240 @@
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/miekg/dns"
+	"sigs.k8s.io/yaml"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/plan"
+	"git.unkin.net/unkin/bind-fn/internal/render"
+)
+
+// Items are the result's objects as pipeline items, files in name order.
+func (r *Result) Items() ([]model.Item, error) {
+	var files []string
+	for f := range r.Objects {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	var out []model.Item
+	for _, f := range files {
+		for i, o := range r.Objects[f] {
+			js, err := json.Marshal(o)
+			if err != nil {
+				return nil, err
+			}
+			var meta struct {
+				APIVersion, Kind string
+				Metadata         struct{ Name, Namespace string }
+			}
+			if err := json.Unmarshal(js, &meta); err != nil {
+				return nil, err
+			}
+			out = append(out, model.Item{Source: diag.Source{File: f, Index: i, Ref: diag.ObjectRef{APIVersion: meta.APIVersion, Kind: meta.Kind, Namespace: meta.Metadata.Namespace, Name: meta.Metadata.Name}}, JSON: js})
+		}
+	}
+	return out, nil
+}
+
+var extraField = regexp.MustCompile(`^spec\.extraOptions\[(\d+)\]`)
+
+// Check renders the result through the pipeline. extraOptions entries
+// bind-fn refuses move to the losses; then every zone the import read is
+// compared with the rendered zone, RRset by RRset, and each difference is a
+// loss. It returns the render's results when the package does not render
+// for another reason (then the import is not usable as is).
+func (r *Result) Check(rand io.Reader) (diag.Results, error) {
+	var objs []render.Object
+	for round := 0; ; round++ {
+		items, err := r.Items()
+		if err != nil {
+			return nil, err
+		}
+		var rs diag.Results
+		objs, rs = pipeline.Run(pipeline.Input{Items: items}, render.Options{Rand: rand})
+		if !rs.HasErrors() {
+			break
+		}
+		drop := map[int]string{}
+		var other diag.Results
+		for _, res := range rs {
+			if res.Severity != diag.Error {
+				continue
+			}
+			if m := extraField.FindStringSubmatch(res.Field); m != nil && res.Source.Ref.Kind == v1alpha1.KindBindCluster {
+				i, _ := strconv.Atoi(m[1])
+				drop[i] = res.Message
+				continue
+			}
+			other = append(other, res)
+		}
+		if len(other) > 0 || len(drop) == 0 || round > 3 {
+			return rs, nil
+		}
+		r.dropExtra(drop)
+	}
+	return nil, r.compareZones(objs)
+}
+
+func (r *Result) cluster() *v1alpha1.BindCluster {
+	return r.Objects["cluster.yaml"][0].(*v1alpha1.BindCluster)
+}
+
+func (r *Result) dropExtra(drop map[int]string) {
+	c := r.cluster()
+	var keep []string
+	var where []string
+	for i, o := range c.Spec.ExtraOptions {
+		if msg, ok := drop[i]; ok {
+			r.Losses = append(r.Losses, Loss{Where: r.ExtraWhere[i], What: o + ";", Why: "bind-fn refuses it in extraOptions: " + msg})
+			continue
+		}
+		keep = append(keep, o)
+		where = append(where, r.ExtraWhere[i])
+	}
+	c.Spec.ExtraOptions, r.ExtraWhere = keep, where
+	sort.Slice(r.Losses, func(i, j int) bool { return lessWhere(r.Losses[i].Where, r.Losses[j].Where) })
+}
+
+// compareZones compares every zone read from a file with its render.
+func (r *Result) compareZones(objs []render.Object) error {
+	pobjs, err := plan.FromRender(objs)
+	if err != nil {
+		return err
+	}
+	rendered, err := plan.ZoneContents(pobjs)
+	if err != nil {
+		return err
+	}
+	for _, z := range r.Zones {
+		id := z.Name
+		if z.View != "" {
+			id = z.View + "/" + z.Name
+		}
+		got, ok := rendered[id]
+		where := z.File + ":1"
+		if !ok {
+			r.Losses = append(r.Losses, Loss{Where: where, What: "zone " + z.Name, Why: "the render has no such zone"})
+			continue
+		}
+		want, _ := plan.ZoneDataOf(z.RRs)
+		switch z.Kind {
+		case "catalog":
+			r.compareCatalog(z, want, got)
+			continue
+		case "policy":
+			// bind-fn writes its own SOA and NS for policy zones.
+			apex := dns.CanonicalName(dns.Fqdn(z.Name))
+			for _, d := range []plan.ZoneData{want, got} {
+				delete(d, apex+" SOA")
+				delete(d, apex+" NS")
+			}
+		}
+		for _, k := range unionKeys(want, got) {
+			w, wok := want[k]
+			g, gok := got[k]
+			switch {
+			case !gok:
+				r.Losses = append(r.Losses, Loss{Where: where, What: k, Why: "not in the rendered zone"})
+			case !wok:
+				r.Losses = append(r.Losses, Loss{Where: where, What: k, Why: "the rendered zone adds it: " + strings.Join(g.Values, " | ")})
+			case w.TTL != g.TTL || strings.Join(w.Values, "\n") != strings.Join(g.Values, "\n"):
+				r.Losses = append(r.Losses, Loss{Where: where, What: k, Why: fmt.Sprintf("rendered as TTL %d %s (was TTL %d %s)", g.TTL, strings.Join(g.Values, " | "), w.TTL, strings.Join(w.Values, " | "))})
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Result) compareCatalog(z Zone, want, got plan.ZoneData) {
+	members := func(d plan.ZoneData) map[string]bool {
+		out := map[string]bool{}
+		for k, v := range d {
+			if strings.HasSuffix(k, " PTR") && strings.Contains(k, ".zones.") {
+				for _, t := range v.Values {
+					out[strings.ToLower(t)] = true
+				}
+			}
+		}
+		return out
+	}
+	w, g := members(want), members(got)
+	for _, m := range unionKeys(w, g) {
+		if !g[m] {
+			r.Losses = append(r.Losses, Loss{Where: z.Name, What: "catalog member " + m, Why: "not in the rendered catalog"})
+		} else if !w[m] {
+			r.Losses = append(r.Losses, Loss{Where: z.Name, What: "catalog member " + m, Why: "the rendered catalog adds it"})
+		}
+	}
+}
+
+func unionKeys[V any](a, b map[string]V) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range []map[string]V{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// YAML writes objects as a multi-document YAML file.
+func YAML(objs []any) ([]byte, error) {
+	var b strings.Builder
+	for i, o := range objs {
+		y, err := yaml.Marshal(o)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b.WriteString("---\n")
+		}
+		b.Write(stripEmpty(y))
+	}
+	return []byte(b.String()), nil
+}
+
+// stripEmpty drops the empty fields typed structs serialise (status: {},
+// creationTimestamp: null, resources: {}).
+func stripEmpty(y []byte) []byte {
+	var m map[string]any
+	if err := yaml.Unmarshal(y, &m); err != nil {
+		return y
+	}
+	clean(m)
+	out, err := yaml.Marshal(m)
+	if err != nil {
+		return y
+	}
+	return out
+}
+
+func clean(m map[string]any) {
+	for k, v := range m {
+		switch x := v.(type) {
+		case nil:
+			delete(m, k)
+		case map[string]any:
+			clean(x)
+			if len(x) == 0 {
+				delete(m, k)
+			}
+		}
+	}
+}

@@ -1,0 +1,324 @@
+package importer
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+)
+
+// ownedOptions are options bind-fn sets itself: paths inside the pod,
+// listeners, replication (keyed transfers and NOTIFY between the pods).
+var ownedOptions = map[string]string{
+	"directory": "pod path", "pid-file": "pod path", "session-keyfile": "pod path", "lock-file": "pod path",
+	"dump-file": "pod path", "statistics-file": "pod path", "memstatistics-file": "pod path",
+	"managed-keys-directory": "pod path", "key-directory": "pod path", "bindkeys-file": "pod path",
+	"listen-on": "the pods listen on every address", "version": "bind-fn answers \"not disclosed\"",
+	"notify": "bind-fn sends keyed NOTIFYs to its own secondaries", "allow-notify": "bind-fn admits NOTIFY by the cluster's transfer key",
+	"notify-rate": "bind-fn tunes NOTIFY rates", "startup-notify-rate": "bind-fn tunes NOTIFY rates", "serial-query-rate": "bind-fn tunes NOTIFY rates", "notify-delay": "bind-fn tunes NOTIFY rates",
+	"allow-update": "set per zone (dynamicUpdate + updateKeyRef)", "allow-transfer": "bind-fn allows transfers by key; set BindZone.allowTransfer per zone",
+}
+
+// options maps the options block; it returns whether recursion is on.
+func (im *importer) options(o namedconf.Located) bool {
+	sp := &im.cluster.Spec
+	recursion := true
+	for _, s := range o.Body {
+		name := s.Name()
+		if why, ok := ownedOptions[name]; ok {
+			if name == "directory" && im.zoneDir == "" {
+				im.zoneDir = s.Arg(1)
+			}
+			if name == "allow-transfer" || name == "allow-update" {
+				// These change who may transfer or update: carried per zone
+				// where the zone says so, otherwise a loss.
+				if els, ok := elements(s.Body); ok && len(els) == 1 && (els[0] == "none") {
+					im.replaced(s, "bind-fn's default is the same")
+					continue
+				}
+				im.lose(s, "options-wide "+name+": "+why)
+				continue
+			}
+			im.replaced(s, why)
+			continue
+		}
+		switch name {
+		case "recursion":
+			recursion = yes(s.Arg(1))
+			continue
+		case "allow-query", "allow-recursion", "forwarders":
+			if name == "forwarders" {
+				if els, ok := elements(s.Body); ok {
+					sp.Forwarders = els
+					continue
+				}
+			} else if els, ok := elements(s.Body); ok {
+				if name == "allow-query" {
+					sp.AllowQuery = els
+				} else {
+					sp.AllowRecursion = els
+				}
+				continue
+			}
+		case "forward":
+			sp.ForwardOnly = s.Arg(1) == "only"
+			continue
+		case "dnssec-validation":
+			sp.DNSSECValidation = s.Arg(1)
+			continue
+		case "querylog":
+			sp.QueryLogging = yes(s.Arg(1))
+			continue
+		case "listen-on-v6":
+			if els, ok := elements(s.Body); ok {
+				sp.IPv6 = !(len(els) == 1 && els[0] == "none")
+				im.replaced(s, "bind-fn listens on every address; spec.ipv6 says whether IPv6 is on")
+				continue
+			}
+		case "response-policy":
+			im.responsePolicy(s, "")
+			continue
+		case "rate-limit":
+			if im.rateLimit(s) {
+				continue
+			}
+		}
+		// Anything else goes to extraOptions, which bind-fn parses and
+		// checks (Check moves what it refuses to the losses).
+		if t := format(s); t != "" {
+			sp.ExtraOptions = append(sp.ExtraOptions, strings.TrimSuffix(t, ";"))
+			im.extraWhere = append(im.extraWhere, s)
+		}
+	}
+	return recursion
+}
+
+func yes(s string) bool {
+	switch strings.ToLower(s) {
+	case "yes", "true", "1":
+		return true
+	}
+	return false
+}
+
+func (im *importer) rateLimit(s namedconf.Located) bool {
+	rl := &v1alpha1.RateLimitSpec{}
+	for _, b := range s.Body {
+		switch b.Name() {
+		case "responses-per-second", "window", "slip":
+			n, err := strconv.Atoi(b.Arg(1))
+			if err != nil || len(b.Words) != 2 {
+				return false
+			}
+			v := int32(n)
+			switch b.Name() {
+			case "responses-per-second":
+				rl.ResponsesPerSecond = v
+			case "window":
+				rl.Window = v
+			default:
+				rl.Slip = &v
+			}
+		case "exempt-clients":
+			els, ok := elements(b.Body)
+			if !ok {
+				return false
+			}
+			rl.Exempt = els
+		default:
+			return false
+		}
+	}
+	im.cluster.Spec.RateLimit = rl
+	return true
+}
+
+// view maps a view and its zones; it returns the number of primary zones.
+func (im *importer) view(s namedconf.Located, i int) int {
+	name := s.Arg(1)
+	v := &v1alpha1.BindView{TypeMeta: tm(v1alpha1.KindBindView), ObjectMeta: im.meta(im.objName("view", name))}
+	v.Spec.ClusterRef = im.opt.Cluster
+	if v.Name != name {
+		v.Spec.ViewName = name
+	}
+	v.Spec.Order = int32((i + 1) * 10)
+	var zones []namedconf.Located
+	var rest []namedconf.Located
+	for _, b := range s.Body {
+		switch b.Name() {
+		case "match-clients", "match-destinations":
+			els, ok := elements(b.Body)
+			if !ok {
+				im.lose(b, "a nested address match list")
+				continue
+			}
+			if b.Name() == "match-clients" {
+				v.Spec.MatchClients = els
+			} else {
+				v.Spec.MatchDestinations = els
+			}
+		case "recursion":
+			r := yes(b.Arg(1))
+			v.Spec.Recursion = &r
+		case "zone":
+			zones = append(zones, b)
+		default:
+			rest = append(rest, b)
+		}
+	}
+	im.add("views.yaml", v)
+	n := 0
+	for _, b := range rest {
+		if b.Name() == "response-policy" {
+			im.responsePolicy(b, name)
+			continue
+		}
+		if b.Name() == "allow-recursion" {
+			im.replaced(b, "a view with recursion yes allows it to the clients it matches")
+			continue
+		}
+		im.lose(b, "view option bind-fn has no field for")
+	}
+	for _, z := range zones {
+		if im.zone(z, name, v) {
+			n++
+		}
+	}
+	return n
+}
+
+// responsePolicy records the policy zones of a view (or of options), in order.
+func (im *importer) responsePolicy(s namedconf.Located, view string) {
+	for _, w := range s.Words {
+		if w.Kind != namedconf.List {
+			continue
+		}
+		for _, e := range w.Items {
+			if e.Name() == "zone" {
+				im.rpz[view] = append(im.rpz[view], strings.ToLower(strings.TrimSuffix(e.Arg(1), ".")))
+				if len(e.Words) > 2 {
+					im.lose(namedconf.Located{Stmt: e, File: s.File}, "per-zone response-policy options (bind-fn renders its policies with defaults)")
+				}
+			}
+		}
+	}
+	im.replaced(s, "bind-fn renders response-policy from the view's BindPolicies (recursive-only no on authoritative clusters)")
+}
+
+func (im *importer) dnssecPolicy(s namedconf.Located) {
+	name := s.Arg(1)
+	p := &v1alpha1.BindDNSSECPolicy{TypeMeta: tm(v1alpha1.KindBindDNSSECPolicy), ObjectMeta: im.meta(im.objName("dnssec", name))}
+	p.Spec.ClusterRef = im.opt.Cluster
+	if p.Name != name {
+		p.Spec.PolicyName = name
+	}
+	durations := map[string]*string{
+		"dnskey-ttl": &p.Spec.DNSKEYTTL, "max-zone-ttl": &p.Spec.MaxZoneTTL, "signatures-refresh": &p.Spec.SignaturesRefresh,
+		"signatures-validity": &p.Spec.SignaturesValidity, "signatures-validity-dnskey": &p.Spec.SignaturesValidityDNSKEY,
+		"publish-safety": &p.Spec.PublishSafety, "retire-safety": &p.Spec.RetireSafety, "purge-keys": &p.Spec.PurgeKeys,
+		"zone-propagation-delay": &p.Spec.ZonePropagationDelay, "parent-ds-ttl": &p.Spec.ParentDSTTL, "parent-propagation-delay": &p.Spec.ParentPropagationDelay,
+	}
+	for _, b := range s.Body {
+		if d, ok := durations[b.Name()]; ok && len(b.Words) == 2 {
+			*d = isoDuration(b.Arg(1))
+			continue
+		}
+		switch b.Name() {
+		case "keys":
+			for _, k := range b.Body {
+				key, ok := dnssecKey(k)
+				if !ok {
+					im.lose(k, "a dnssec-policy key bind-fn cannot read (role lifetime L algorithm A [bits])")
+					continue
+				}
+				p.Spec.Keys = append(p.Spec.Keys, key)
+			}
+			continue
+		case "nsec3param":
+			n := &v1alpha1.NSEC3Spec{}
+			ok := true
+			for i := 1; i+1 < len(b.Words); i += 2 {
+				v := b.Arg(i + 1)
+				switch b.Arg(i) {
+				case "iterations":
+					x, err := strconv.Atoi(v)
+					ok = ok && err == nil
+					n.Iterations = int32(x)
+				case "optout":
+					n.OptOut = yes(v)
+				case "salt-length":
+					x, err := strconv.Atoi(v)
+					ok = ok && err == nil
+					n.SaltLength = int32(x)
+				default:
+					ok = false
+				}
+			}
+			if ok {
+				p.Spec.NSEC3 = n
+				continue
+			}
+		}
+		im.lose(b, "dnssec-policy option bind-fn has no field for")
+	}
+	im.policies[name] = p.Name
+	im.add("dnssec.yaml", p)
+}
+
+func dnssecKey(k namedconf.Located) (v1alpha1.DNSSECKey, bool) {
+	var key v1alpha1.DNSSECKey
+	w := k.Words
+	if len(w) < 1 {
+		return key, false
+	}
+	key.Role = w[0].Text
+	for i := 1; i < len(w); i++ {
+		switch w[i].Text {
+		case "lifetime":
+			if i+1 >= len(w) {
+				return key, false
+			}
+			key.Lifetime = isoDuration(w[i+1].Text)
+			i++
+		case "algorithm":
+			if i+1 >= len(w) {
+				return key, false
+			}
+			key.Algorithm = w[i+1].Text
+			i++
+			if i+1 < len(w) {
+				if n, err := strconv.Atoi(w[i+1].Text); err == nil {
+					b := int32(n)
+					key.Bits = &b
+					i++
+				}
+			}
+		case "key-directory":
+		default:
+			return key, false
+		}
+	}
+	return key, true
+}
+
+// isoDuration writes BIND's plain seconds as ISO 8601 (bind-fn's form);
+// ISO 8601 and "unlimited" pass through.
+func isoDuration(s string) string {
+	n, err := strconv.ParseUint(s, 10, 32)
+	if err != nil {
+		return s
+	}
+	switch {
+	case n == 0:
+		return "PT0S"
+	case n%86400 == 0:
+		return fmt.Sprintf("P%dD", n/86400)
+	case n%3600 == 0:
+		return fmt.Sprintf("PT%dH", n/3600)
+	case n%60 == 0:
+		return fmt.Sprintf("PT%dM", n/60)
+	}
+	return fmt.Sprintf("PT%dS", n)
+}

@@ -1,0 +1,378 @@
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+)
+
+// Zone is a zone the import read from a file, kept for Check.
+type Zone struct {
+	View, Name string
+	File       string
+	RRs        []dns.RR
+	// Kind is "zone", "policy" or "catalog".
+	Kind string
+}
+
+// zoneOwned are zone options bind-fn sets itself.
+var zoneOwned = map[string]string{
+	"file": "bind-fn places the zone file", "notify": "bind-fn sends keyed NOTIFYs to its secondaries",
+	"key-directory": "pod path", "inline-signing": "implied by dnssecPolicyRef", "journal": "pod path",
+	"masterfile-format": "bind-fn writes text zone files", "allow-notify": "bind-fn admits NOTIFY by key",
+}
+
+// zone maps one zone statement; it reports whether the zone is a primary.
+func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView) bool {
+	name := strings.ToLower(strings.TrimSuffix(s.Arg(1), "."))
+	if name == "" {
+		name = "."
+	}
+	if len(s.Words) > 2 && !strings.EqualFold(s.Arg(2), "in") {
+		im.lose(s, "a zone of a class other than IN")
+		return false
+	}
+	opts := map[string]namedconf.Located{}
+	var order []string
+	for _, b := range s.Body {
+		opts[b.Name()] = b
+		order = append(order, b.Name())
+	}
+	typ := strings.ToLower(opts["type"].Arg(1))
+	switch typ {
+	case "master":
+		typ = "primary"
+	case "slave":
+		typ = "secondary"
+	}
+	objPrefix := name
+	if im.views > 1 && view != "" {
+		objPrefix = view + "-" + name
+	}
+	for _, rz := range im.rpz[view] {
+		if rz == name && typ == "primary" {
+			im.policyZone(s, name, view, opts)
+			return false
+		}
+	}
+	z := &v1alpha1.BindZone{TypeMeta: tm(v1alpha1.KindBindZone), ObjectMeta: im.meta(im.objName("zone", objPrefix))}
+	z.Spec.ClusterRef = im.opt.Cluster
+	z.Spec.ZoneName = name
+	if v != nil {
+		z.Spec.ViewRef = v.Name
+	}
+	handled := map[string]bool{"type": true}
+	switch typ {
+	case "primary":
+		z.Spec.Type = v1alpha1.ZonePrimary
+		f := opts["file"]
+		if f.Name() == "" {
+			im.lose(s, "a primary zone without a file")
+			return false
+		}
+		rrs, err := im.readZone(name, f.Arg(1))
+		if err != nil {
+			im.lose(f, fmt.Sprintf("cannot read the zone file: %v", err))
+			return false
+		}
+		if isCatalog(name, rrs) {
+			im.catalogZone(s, name, view, v, rrs, opts)
+			return false
+		}
+		im.zoneRecords(z, rrs, f)
+		im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: f.Arg(1), RRs: rrs, Kind: "zone"})
+		handled["file"] = true
+	case "secondary", "stub":
+		z.Spec.Type = v1alpha1.ZoneType(typ)
+		p := opts["primaries"]
+		if p.Name() == "" {
+			p = opts["masters"]
+		}
+		els, ok := elements(p.Body)
+		if !ok || len(els) == 0 {
+			im.lose(s, "a "+typ+" zone without a primaries list bind-fn can read")
+			return false
+		}
+		els = im.expand(els)
+		var key string
+		for i, e := range els {
+			if before, k, ok := strings.Cut(e, " key "); ok {
+				k = strings.Trim(k, `"`)
+				if key != "" && k != key {
+					im.lose(p, "primaries with different keys (bind-fn has one transferKeyRef per zone)")
+				}
+				key = k
+				els[i] = before
+			}
+		}
+		z.Spec.Primaries = els
+		if key != "" {
+			z.Spec.TransferKeyRef = im.keyRef(p, key)
+		}
+		handled["primaries"], handled["masters"], handled["file"] = true, true, true
+		if f := opts["file"]; f.Name() != "" {
+			im.replaced(f, "bind-fn keeps transferred zones on the data volume")
+		}
+	case "forward":
+		z.Spec.Type = v1alpha1.ZoneForward
+		if f := opts["forwarders"]; f.Name() != "" {
+			els, ok := elements(f.Body)
+			if !ok {
+				im.lose(f, "a nested forwarders list")
+			}
+			z.Spec.Forwarders = els
+		}
+		if f := opts["forward"]; f.Name() != "" {
+			only := f.Arg(1) == "only"
+			z.Spec.ForwardOnly = &only
+		}
+		handled["forwarders"], handled["forward"] = true, true
+	case "hint":
+		im.replaced(s, "root hints: BIND's built-in hints serve the same")
+		return false
+	default:
+		im.lose(s, fmt.Sprintf("zone type %q has no BindZone type (primary, secondary, stub, forward)", typ))
+		return false
+	}
+	for _, o := range order {
+		if handled[o] {
+			continue
+		}
+		b := opts[o]
+		switch o {
+		case "allow-transfer", "also-notify", "allow-query":
+			els, ok := elements(b.Body)
+			if !ok {
+				im.lose(b, "a nested address match list")
+				continue
+			}
+			switch o {
+			case "allow-transfer":
+				z.Spec.AllowTransfer = els
+			case "also-notify":
+				z.Spec.AlsoNotify = els
+			default:
+				z.Spec.AllowQuery = els
+			}
+		case "allow-update":
+			els, ok := elements(b.Body)
+			if ok && len(els) == 1 && els[0] == "none" {
+				continue
+			}
+			if ok && len(els) == 1 && strings.HasPrefix(els[0], "key ") {
+				z.Spec.DynamicUpdate = true
+				z.Spec.UpdateKeyRef = im.keyRef(b, strings.Trim(strings.TrimPrefix(els[0], "key "), `"`))
+				im.noteJournal(z, opts["file"])
+				continue
+			}
+			im.lose(b, "allow-update other than one key (bind-fn: dynamicUpdate with one updateKeyRef)")
+		case "update-policy":
+			if k, ok := simpleUpdatePolicy(b); ok {
+				z.Spec.DynamicUpdate = true
+				z.Spec.UpdateKeyRef = im.keyRef(b, k)
+				im.lose(b, "update-policy becomes allow-update { key "+k+"; } (the key may update any name in the zone)")
+				im.noteJournal(z, opts["file"])
+				continue
+			}
+			im.lose(b, "an update-policy bind-fn cannot express (one key granted the whole zone)")
+		case "dnssec-policy":
+			p, ok := im.policies[b.Arg(1)]
+			if !ok {
+				if b.Arg(1) == "none" {
+					continue
+				}
+				im.lose(b, fmt.Sprintf("dnssec-policy %q is not defined in this configuration (built-in policies such as \"default\" have no BindDNSSECPolicy)", b.Arg(1)))
+				continue
+			}
+			z.Spec.DNSSECPolicyRef = p
+		default:
+			if why, ok := zoneOwned[o]; ok {
+				im.replaced(b, why)
+				continue
+			}
+			im.lose(b, "zone option bind-fn has no field for")
+		}
+	}
+	im.add("zones.yaml", z)
+	im.zoneObj[zoneKey(view, name)] = z
+	return z.Spec.Type == v1alpha1.ZonePrimary
+}
+
+func zoneKey(view, name string) string { return view + "/" + name }
+
+// noteJournal reports a journal next to a dynamic zone's file: the file
+// alone lacks the updates since the last `rndc sync`.
+func (im *importer) noteJournal(z *v1alpha1.BindZone, f namedconf.Located) {
+	if f.Name() == "" || im.opt.Exists == nil {
+		return
+	}
+	p := im.zonePath(f.Arg(1))
+	if im.opt.Exists(p + ".jnl") {
+		im.lose(f, "the zone has a journal ("+p+".jnl): updates since the last rndc sync are not in the file; run rndc sync -clean first, or import the zone with --axfr")
+	}
+}
+
+// simpleUpdatePolicy reads `update-policy { grant K zonesub ANY; };`.
+func simpleUpdatePolicy(b namedconf.Located) (string, bool) {
+	if len(b.Body) != 1 {
+		return "", false
+	}
+	r := b.Body[0]
+	if r.Name() != "grant" || len(r.Words) != 4 || !strings.EqualFold(r.Arg(2), "zonesub") || !strings.EqualFold(r.Arg(3), "any") {
+		return "", false
+	}
+	return r.Arg(1), true
+}
+
+// keyRef is the BindTSIGKey object of a key name, or a loss.
+func (im *importer) keyRef(s namedconf.Located, key string) string {
+	if n, ok := im.keyObj[key]; ok {
+		return n
+	}
+	im.lose(s, fmt.Sprintf("key %q is not defined in this configuration", key))
+	return im.objName("key", key)
+}
+
+func (im *importer) zonePath(file string) string {
+	if filepath.IsAbs(file) || im.zoneDir == "" {
+		return file
+	}
+	return filepath.Join(im.zoneDir, file)
+}
+
+// readZone reads a zone file with miekg/dns ($INCLUDE allowed, relative to
+// the zone directory as BIND resolves it).
+func (im *importer) readZone(origin, file string) ([]dns.RR, error) {
+	p := im.zonePath(file)
+	data, err := im.opt.Read(p)
+	if err != nil {
+		return nil, err
+	}
+	return ParseZone(origin, p, data, im.zoneDir)
+}
+
+// ParseZone reads zone file text with miekg/dns.
+func ParseZone(origin, file string, data []byte, includeDir string) ([]dns.RR, error) {
+	zp := dns.NewZoneParser(bytes.NewReader(data), dns.Fqdn(origin), file)
+	zp.SetIncludeAllowed(true)
+	var out []dns.RR
+	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
+		out = append(out, rr)
+	}
+	if err := zp.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rrsetOf groups RRs by owner and type, in file order of first appearance.
+type rrGroup struct {
+	owner string
+	typ   uint16
+	ttl   uint32
+	rrs   []dns.RR
+}
+
+func groups(rrs []dns.RR) []*rrGroup {
+	idx := map[string]*rrGroup{}
+	var out []*rrGroup
+	for _, rr := range rrs {
+		h := rr.Header()
+		k := dns.CanonicalName(h.Name) + "/" + dns.TypeToString[h.Rrtype]
+		g := idx[k]
+		if g == nil {
+			g = &rrGroup{owner: h.Name, typ: h.Rrtype, ttl: h.Ttl}
+			idx[k] = g
+			out = append(out, g)
+		}
+		g.rrs = append(g.rrs, rr)
+	}
+	return out
+}
+
+// relName is an owner relative to the zone: "@" at the apex.
+func relName(owner, zone string) string {
+	o, z := dns.CanonicalName(owner), dns.CanonicalName(zone)
+	if o == z {
+		return "@"
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(owner, "."), "."+strings.TrimSuffix(zone, "."))
+}
+
+func rdata(rr dns.RR) string { return strings.TrimPrefix(rr.String(), rr.Header().String()) }
+
+// zoneRecords fills a primary zone from its RRs: the SOA into spec.soa, the
+// apex NS into nameservers, every other RRset into records.
+func (im *importer) zoneRecords(z *v1alpha1.BindZone, rrs []dns.RR, f namedconf.Located) {
+	gs := groups(rrs)
+	// The most common TTL is the zone's default; other RRsets say theirs.
+	count := map[uint32]int{}
+	for _, g := range gs {
+		count[g.ttl]++
+	}
+	var def uint32
+	best := -1
+	for ttl, n := range count {
+		if n > best || (n == best && ttl < def) {
+			def, best = ttl, n
+		}
+	}
+	d := int32(def)
+	z.Spec.DefaultTTL = &d
+	apex := dns.CanonicalName(z.Spec.ZoneName)
+	for _, g := range gs {
+		switch {
+		case g.typ == dns.TypeSOA:
+			soa := g.rrs[0].(*dns.SOA)
+			r, rt, ex, mi := int32(soa.Refresh), int32(soa.Retry), int32(soa.Expire), int32(soa.Minttl)
+			z.Spec.SOA = &v1alpha1.SOASpec{PrimaryNS: soa.Ns, Email: mailOf(soa.Mbox), Refresh: &r, Retry: &rt, Expire: &ex, Minimum: &mi}
+			if g.ttl != def {
+				im.lose(f, fmt.Sprintf("SOA TTL %d differs from the zone's default TTL %d: bind-fn gives the SOA the default", g.ttl, def))
+			}
+			continue
+		case g.typ == dns.TypeNS && dns.CanonicalName(g.owner) == apex:
+			for _, rr := range g.rrs {
+				z.Spec.Nameservers = append(z.Spec.Nameservers, rr.(*dns.NS).Ns)
+			}
+			sort.Strings(z.Spec.Nameservers)
+			if g.ttl != def {
+				im.lose(f, fmt.Sprintf("apex NS TTL %d differs from the zone's default TTL %d: bind-fn gives the apex NS the default", g.ttl, def))
+			}
+			continue
+		}
+		rec := v1alpha1.Record{Name: relName(g.owner, z.Spec.ZoneName), Type: dns.TypeToString[g.typ]}
+		if rec.Type == "" {
+			rec.Type = fmt.Sprintf("TYPE%d", g.typ)
+		}
+		if g.ttl != def {
+			t := int32(g.ttl)
+			rec.TTL = &t
+		}
+		for _, rr := range g.rrs {
+			rec.Values = append(rec.Values, rdata(rr))
+		}
+		z.Spec.Records = append(z.Spec.Records, rec)
+	}
+}
+
+// mailOf turns an SOA RNAME into an address: the first unescaped dot is the @.
+func mailOf(mbox string) string {
+	m := strings.TrimSuffix(mbox, ".")
+	for i := 0; i < len(m); i++ {
+		if m[i] == '\\' {
+			i++
+			continue
+		}
+		if m[i] == '.' {
+			return strings.ReplaceAll(m[:i], `\.`, ".") + "@" + m[i+1:]
+		}
+	}
+	return m
+}

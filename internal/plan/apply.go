@@ -1,0 +1,111 @@
+package plan
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/miekg/dns"
+)
+
+// RRsetData is an RRset's TTL and sorted values.
+type RRsetData struct {
+	TTL    uint32
+	Values []string
+}
+
+// ZoneData is a zone's content as a plan sees it: RRsets by "owner TYPE"
+// (canonical owner), the SOA among them with its serial masked (serials are
+// a plan's own line). Tests build it from an AXFR and check that the old
+// zone with a plan applied is the new zone.
+type ZoneData map[string]RRsetData
+
+// ZoneDataOf reads RRs (an AXFR, say) into ZoneData and returns the serial.
+// The SOA is taken once (an AXFR carries it twice).
+func ZoneDataOf(rrs []dns.RR) (ZoneData, uint32) {
+	sets := map[rrKey]*rrset{}
+	var soa *dns.SOA
+	for _, rr := range rrs {
+		h := rr.Header()
+		if s, ok := rr.(*dns.SOA); ok {
+			soa = s
+			continue
+		}
+		k := rrKey{name: dns.CanonicalName(h.Name), typ: h.Rrtype}
+		set := sets[k]
+		if set == nil {
+			set = &rrset{owner: h.Name, ttl: h.Ttl}
+			sets[k] = set
+		}
+		set.values = append(set.values, rdata(rr))
+	}
+	out := ZoneData{}
+	for k, s := range sets {
+		sort.Strings(s.values)
+		out[dataKey(k.name, typeName(k.typ))] = RRsetData{TTL: s.ttl, Values: compactStrings(s.values)}
+	}
+	var serial uint32
+	if s := soaSet(soa); s != nil {
+		serial = soa.Serial
+		out[dataKey(dns.CanonicalName(soa.Hdr.Name), "SOA")] = RRsetData{TTL: s.ttl, Values: s.values}
+	}
+	return out, serial
+}
+
+func dataKey(name, typ string) string { return name + " " + typ }
+
+func typeName(t uint16) string {
+	if s, ok := dns.TypeToString[t]; ok {
+		return s
+	}
+	return "TYPE" + strconv.Itoa(int(t))
+}
+
+// Apply returns d with a zone plan's RRset changes applied.
+func (d ZoneData) Apply(changes []RRsetChange) ZoneData {
+	out := ZoneData{}
+	for k, v := range d {
+		out[k] = v
+	}
+	for _, c := range changes {
+		k := dataKey(dns.CanonicalName(c.Name), c.Type)
+		if c.Change == Removed {
+			delete(out, k)
+			continue
+		}
+		out[k] = RRsetData{TTL: *c.NewTTL, Values: c.New}
+	}
+	return out
+}
+
+// ZoneContents reads every zone file of a render (primary, catalog and
+// policy zones), by "view/zone" ("zone" without views).
+func ZoneContents(objs []Object) (map[string]ZoneData, error) {
+	snaps, err := snapshots(objs)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]ZoneData{}
+	for _, s := range snaps {
+		for id, z := range s.zones() {
+			if z.err != nil {
+				return nil, z.err
+			}
+			if z.text == nil {
+				continue
+			}
+			z.parse()
+			if z.err != nil {
+				return nil, z.err
+			}
+			d := ZoneData{}
+			for k, set := range z.rrsets {
+				d[dataKey(k.name, typeName(k.typ))] = RRsetData{TTL: set.ttl, Values: set.values}
+			}
+			if soa := soaSet(z.soa); soa != nil {
+				d[dataKey(dns.CanonicalName(z.soa.Hdr.Name), "SOA")] = RRsetData{TTL: soa.ttl, Values: soa.values}
+			}
+			out[id] = d
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,372 @@
+package plan
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/internal/render"
+)
+
+// snapshot is one rendered BindCluster as DNS sees it.
+type snapshot struct {
+	ns, name string
+	// conf is each role's named.conf, parsed.
+	conf  map[string][]namedconf.Stmt
+	agent *layout.AgentConfigDoc
+	// state is the zone-state annotation (serials by view/zone).
+	state map[string]json.RawMessage
+	// files are the zone ConfigMaps' files by their path in the pod.
+	files map[string][]byte
+	// keys are the generated TSIG keys by key name.
+	keys map[string]keyState
+	// rndc is a digest of the rndc key Secret.
+	rndc [32]byte
+	// objs are every object of the cluster, by kind/name.
+	objs map[string]*Object
+}
+
+type keyState struct {
+	secret    string
+	algorithm string
+	digest    [32]byte // of the material: compared, never shown
+	imported  bool
+}
+
+// Roles of named.conf.
+const (
+	rolePrimary   = "primary"
+	roleSecondary = "secondary"
+)
+
+// snapshots groups objects by cluster (namespace and instance label). A key
+// Secret shared by the namespace's clusters is rendered with the first
+// cluster that uses it, so it is found there.
+func snapshots(objs []Object) (map[string]*snapshot, error) {
+	out := map[string]*snapshot{}
+	get := func(ns, name string) *snapshot {
+		id := ns + "/" + name
+		s := out[id]
+		if s == nil {
+			s = &snapshot{ns: ns, name: name, conf: map[string][]namedconf.Stmt{}, files: map[string][]byte{}, keys: map[string]keyState{}, objs: map[string]*Object{}}
+			out[id] = s
+		}
+		return s
+	}
+	for i := range objs {
+		o := &objs[i]
+		if o.Cluster() == "" {
+			continue
+		}
+		s := get(o.Namespace, o.Cluster())
+		s.objs[o.Kind+"/"+o.Name] = o
+		switch {
+		case o.Kind == "ConfigMap" && o.Component() == objects.ComponentConfig:
+			for role, key := range map[string]string{rolePrimary: layout.NamedConfPrimary, roleSecondary: layout.NamedConfSecondary} {
+				stmts, err := namedconf.ParseStatements(string(o.Data[key]))
+				if err != nil {
+					return nil, fmt.Errorf("ConfigMap %s/%s %s: %w", o.Namespace, o.Name, key, err)
+				}
+				s.conf[role] = stmts
+			}
+			if a := o.Data[layout.AgentConfig]; len(a) > 0 {
+				s.agent = &layout.AgentConfigDoc{}
+				if err := json.Unmarshal(a, s.agent); err != nil {
+					return nil, fmt.Errorf("ConfigMap %s/%s %s: %w", o.Namespace, o.Name, layout.AgentConfig, err)
+				}
+			}
+			if st := o.Annotations[render.ZoneStateAnnotation]; st != "" {
+				if err := json.Unmarshal([]byte(st), &s.state); err != nil {
+					return nil, fmt.Errorf("ConfigMap %s/%s annotation %s: %w", o.Namespace, o.Name, render.ZoneStateAnnotation, err)
+				}
+			}
+		case o.Kind == "ConfigMap" && o.Component() == objects.ComponentZones:
+			// layout.ZonesConfigMapName: <cluster>-zones-<shard>.
+			shard := strings.TrimPrefix(o.Name, o.Cluster()+"-zones-")
+			for k, v := range o.Data {
+				s.files[layout.ZonesDir+"/"+shard+"/"+k] = v
+			}
+		case o.Kind == "Secret" && o.Component() == objects.ComponentTSIG:
+			name := string(o.Data["keyName"])
+			if name == "" {
+				name = o.Name
+			}
+			s.keys[name] = keyState{secret: o.Name, algorithm: string(o.Data["algorithm"]), digest: sha256.Sum256(o.Data["secret"])}
+		case o.Kind == "Secret" && o.Component() == objects.ComponentRNDC:
+			s.rndc = sha256.Sum256(o.Data[layout.RNDCKeyFile])
+		}
+	}
+	for _, s := range out {
+		if s.agent == nil {
+			continue
+		}
+		for _, k := range s.agent.ImportedKeys {
+			s.keys[k.KeyName] = keyState{secret: k.Secret, algorithm: k.Algorithm, imported: true}
+		}
+	}
+	return out, nil
+}
+
+// zone is one zone a cluster serves, as the primary's named.conf declares it.
+type zone struct {
+	view, name string
+	typ        string
+	file       string
+	// conf are the zone's statements, one line each (file excluded: it
+	// moves between shards without changing DNS).
+	conf []string
+	// apply says how a content change reaches the running servers.
+	apply string
+	// rrsets by owner and type (SOA excluded); soa is the SOA.
+	rrsets map[rrKey]*rrset
+	soa    *dns.SOA
+	err    error
+	// text is the zone file with its $INCLUDEs spliced, from path; parsed
+	// says rrsets and soa are read (only zones whose text changed are).
+	text   []byte
+	path   string
+	parsed bool
+}
+
+type rrKey struct {
+	name string // canonical owner
+	typ  uint16
+}
+
+type rrset struct {
+	owner  string
+	ttl    uint32
+	values []string // sorted presentation rdata
+}
+
+// How a zone content change is applied.
+const (
+	applyReload = "reload"   // a ConfigMap file: the agent runs rndc reload
+	applyUpdate = "update"   // dynamic: the agent sends UPDATEs
+	applySeed   = "seed"     // signed, not dynamic: the file only seeds a new data volume
+	applyXfr    = "transfer" // secondary, stub, forward: nothing to apply
+)
+
+// zones lists the zones of the primary role (every pod serves the same
+// zones; secondaries transfer them).
+func (s *snapshot) zones() map[string]*zone {
+	out := map[string]*zone{}
+	add := func(view string, st namedconf.Stmt) {
+		z := &zone{view: view, name: strings.ToLower(strings.TrimSuffix(st.Arg(1), "."))}
+		if z.name == "" {
+			z.name = "."
+		}
+		for _, b := range st.Body {
+			switch b.Name() {
+			case "type":
+				z.typ = b.Arg(1)
+			case "file":
+				z.file = b.Arg(1)
+				continue
+			}
+			z.conf = append(z.conf, formatStmt(b)...)
+		}
+		sort.Strings(z.conf)
+		out[zoneID(view, z.name)] = z
+	}
+	for _, st := range s.conf[rolePrimary] {
+		switch st.Name() {
+		case "zone":
+			add("", st)
+		case "view":
+			for _, b := range st.Body {
+				if b.Name() == "zone" {
+					add(st.Arg(1), b)
+				}
+			}
+		}
+	}
+	seeds := map[string]string{}
+	dyn := map[string]bool{}
+	if s.agent != nil {
+		for _, sz := range s.agent.SeedZones {
+			seeds[sz.Dest] = sz.Source
+		}
+		for _, dz := range s.agent.DynamicZones {
+			dyn[zoneID(dz.View, strings.ToLower(dz.Zone))] = true
+		}
+	}
+	for id, z := range out {
+		file := z.file
+		z.apply = applyXfr
+		if z.typ == "primary" || z.typ == "master" {
+			z.apply = applyReload
+			if src, ok := seeds[file]; ok {
+				file = src
+				z.apply = applySeed
+				if dyn[id] {
+					z.apply = applyUpdate
+				}
+			}
+		}
+		if z.apply == applyXfr {
+			continue
+		}
+		text, ok := s.files[file]
+		if !ok {
+			z.err = fmt.Errorf("zone file %s is not in any zones ConfigMap", file)
+			continue
+		}
+		if z.text, z.err = s.splice(text, 0); z.err != nil {
+			z.err = fmt.Errorf("%s: %w", file, z.err)
+		}
+		z.path = file
+	}
+	return out
+}
+
+// parse reads the zone's text into RRsets (once).
+func (z *zone) parse() {
+	if z.parsed || z.err != nil || z.text == nil {
+		return
+	}
+	z.parsed = true
+	z.rrsets, z.soa, z.err = parseZone(z.name, z.path, z.text)
+}
+
+func zoneID(view, name string) string {
+	if view == "" {
+		return name
+	}
+	return view + "/" + name
+}
+
+// parseZone reads a rendered zone file (its $INCLUDEs spliced) with
+// miekg/dns.
+func parseZone(origin, file string, text []byte) (map[rrKey]*rrset, *dns.SOA, error) {
+	zp := dns.NewZoneParser(bytes.NewReader(text), dns.Fqdn(origin), file)
+	sets := map[rrKey]*rrset{}
+	var soa *dns.SOA
+	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
+		h := rr.Header()
+		if v, ok := rr.(*dns.SOA); ok {
+			soa = v
+			continue
+		}
+		k := rrKey{name: dns.CanonicalName(h.Name), typ: h.Rrtype}
+		set := sets[k]
+		if set == nil {
+			// BIND gives an RRset the TTL of its first record.
+			set = &rrset{owner: h.Name, ttl: h.Ttl}
+			sets[k] = set
+		}
+		set.values = append(set.values, rdata(rr))
+	}
+	if err := zp.Err(); err != nil {
+		return nil, nil, err
+	}
+	for _, set := range sets {
+		sort.Strings(set.values)
+		set.values = compactStrings(set.values)
+	}
+	return sets, soa, nil
+}
+
+// rdata is an RR's presentation format without its header.
+func rdata(rr dns.RR) string {
+	return strings.TrimPrefix(rr.String(), rr.Header().String())
+}
+
+func compactStrings(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i > 0 && v == s[i-1] {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// splice replaces each `$INCLUDE <path>` line the renderer writes (a zone
+// split across ConfigMaps) with the included file. Only whole lines of that
+// one form are replaced; miekg/dns reads the result.
+func (s *snapshot) splice(text []byte, depth int) ([]byte, error) {
+	if !bytes.Contains(text, []byte("$INCLUDE")) {
+		return text, nil
+	}
+	if depth > 2 {
+		return nil, fmt.Errorf("$INCLUDE nested too deep")
+	}
+	var out bytes.Buffer
+	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
+		if p, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("$INCLUDE ")); ok {
+			inc, ok := s.files[string(bytes.TrimSpace(p))]
+			if !ok {
+				return nil, fmt.Errorf("$INCLUDE %s: not in any zones ConfigMap", p)
+			}
+			inc, err := s.splice(inc, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out.Write(inc)
+			if len(inc) > 0 && inc[len(inc)-1] != '\n' {
+				out.WriteByte('\n')
+			}
+			continue
+		}
+		out.Write(line)
+	}
+	return out.Bytes(), nil
+}
+
+// formatStmt flattens a statement into lines: a block's children each on a
+// line prefixed with the block's head ("options > recursion no;"), a simple
+// statement as named.conf would write it.
+func formatStmt(st namedconf.Stmt) []string {
+	if !st.Block || !container(st.Name()) {
+		if st.Block { // one line: match-clients { a; b; };
+			st = namedconf.Stmt{Words: append(append([]namedconf.Word(nil), st.Words...), namedconf.L(st.Body...))}
+		}
+		b, err := namedconf.Format(st)
+		if err != nil {
+			return []string{fmt.Sprintf("(unprintable statement %q)", st.Name())}
+		}
+		return []string{strings.TrimSpace(string(b))}
+	}
+	head := strings.TrimSuffix(strings.TrimSpace(formatHead(st)), ";")
+	if len(st.Body) == 0 {
+		return []string{head + " { }"}
+	}
+	var out []string
+	for _, b := range st.Body {
+		for _, l := range formatStmt(b) {
+			out = append(out, head+" > "+l)
+		}
+	}
+	return out
+}
+
+// container names the blocks the plan opens, one line per statement
+// inside ("options > recursion no;"). Every other block is one line
+// (match-clients { a; b; };): address match lists and server lists are read
+// in order by BIND (the first match wins), so a reordering must show.
+func container(name string) bool {
+	switch name {
+	case "options", "view", "zone", "logging", "channel", "controls", "statistics-channels", "rate-limit",
+		"dnssec-policy", "key", "server", "catalog-zones":
+		return true
+	}
+	return false
+}
+
+func formatHead(st namedconf.Stmt) string {
+	b, err := namedconf.Format(namedconf.Stmt{Words: st.Words})
+	if err != nil {
+		return st.Name()
+	}
+	return string(b)
+}
