@@ -236,7 +236,7 @@ func transferAll(t *testing.T, c *Cluster, r *Rendered, keys map[string]TSIG) ma
 		// The primary allows transfers by key; secondaries allow none, so
 		// they are checked by their SOA serial (they transfer from the
 		// primary: the same serial is the same content).
-		rrs, err := axfr(c.Pods[0].Net.IP, z.Zone, key)
+		rrs, err := axfrFromClient(c.Pods[0].Net.IP, z.Zone, key)
 		if err != nil {
 			st.absent = true
 		} else {
@@ -273,7 +273,8 @@ func viewSerial(server, zone string, key TSIG) uint32 {
 
 var lastZones = map[string]bool{}
 
-func axfr(server, zone string, key TSIG) ([]dns.RR, error) {
+// axfrFromClient transfers zone from server, dialling from the lab client address.
+func axfrFromClient(server, zone string, key TSIG) ([]dns.RR, error) {
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(labClient)}, Timeout: 2 * time.Second}
 	conn, err := d.Dial("tcp", net.JoinHostPort(server, "53"))
 	if err != nil {
