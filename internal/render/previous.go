@@ -19,6 +19,7 @@ type Previous struct {
 	secrets map[string]map[string][]byte // ns/name -> data
 	zones   map[string]map[string]zonefile.State
 	built   map[*model.Zone]builtZone // this run's zones, built once (BuildZone)
+	dnssec  map[string]dnssecRecord   // ns/cluster -> DNSKEYs at the last render (dnssec.go)
 }
 
 // PrevObject is a previously rendered object, as the adapters see it.
@@ -42,6 +43,9 @@ func (p *Previous) Add(o PrevObject) diag.Results {
 		}
 		p.secrets[key] = o.Data
 	case "ConfigMap":
+		if p.addDNSSECRecord(o) {
+			return nil
+		}
 		raw, ok := o.Annotations[ZoneStateAnnotation]
 		if !ok || !strings.HasSuffix(o.Src.Ref.Name, "-config") {
 			return nil
