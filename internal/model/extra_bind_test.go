@@ -1,7 +1,6 @@
 package model_test
 
 import (
-	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // checkconf runs named-checkconf on text and returns its output and verdict.

@@ -172,11 +172,11 @@ func TestPodMounts(t *testing.T) {
 		want   map[string]string // mount path -> volume name
 	}{
 		"Minimal": {
-			reason: "config, four optional shard slots, the keys Secret, rndc, run, data, agent-bin",
+			reason: "config, four optional shard slots, the keys Secret, rndc, the optional DNSSEC key Secret, run, data, agent-bin",
 			c:      minimalCluster(),
 			want: map[string]string{
 				layout.ConfigDir: VolumeConfig, layout.RNDCDir: VolumeRNDC, layout.RunDir: VolumeRun,
-				layout.DataDir: VolumeData, layout.AgentBinDir: VolumeAgentBin,
+				layout.DataDir: VolumeData, layout.AgentBinDir: VolumeAgentBin, layout.DNSSECDir: VolumeDNSSEC,
 				filepath.Dir(layout.ZoneFile(0, "x")): "zones-0", filepath.Dir(layout.ZoneFile(1, "x")): "zones-1",
 				filepath.Dir(layout.ZoneFile(2, "x")): "zones-2", filepath.Dir(layout.ZoneFile(3, "x")): "zones-3",
 				filepath.Dir(layout.GeneratedKeyFile(minimalCluster().Name, "x")): VolumeKeys,
@@ -188,7 +188,7 @@ func TestPodMounts(t *testing.T) {
 			plan:   fullPlan(),
 			want: map[string]string{
 				layout.ConfigDir: VolumeConfig, layout.RNDCDir: VolumeRNDC, layout.RunDir: VolumeRun,
-				layout.DataDir: VolumeData, layout.AgentBinDir: VolumeAgentBin,
+				layout.DataDir: VolumeData, layout.AgentBinDir: VolumeAgentBin, layout.DNSSECDir: VolumeDNSSEC,
 				filepath.Dir(layout.ZoneFile(0, "x")): "zones-0", filepath.Dir(layout.ZoneFile(1, "x")): "zones-1",
 				filepath.Dir(layout.ZoneFile(2, "x")): "zones-2", filepath.Dir(layout.ZoneFile(3, "x")): "zones-3",
 				filepath.Dir(layout.GeneratedKeyFile(fullCluster().Name, "x")): VolumeKeys,

@@ -332,6 +332,7 @@ func podVolumes(c *model.Cluster, p PodPlan) ([]corev1.Volume, []corev1.VolumeMo
 		add(secret(KeyVolumeName(name), name), path.Join(layout.KeysDir, name), true)
 	}
 	add(secret(VolumeRNDC, layout.RNDCSecretName(c.Name)), layout.RNDCDir, true)
+	add(dnssecVolume(c), layout.DNSSECDir, true)
 	// The runtime directory holds small generated includes and the pid file.
 	add(corev1.Volume{Name: VolumeRun, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
 		Medium: corev1.StorageMediumMemory, SizeLimit: ptr(resource.MustParse("16Mi")),

@@ -21,6 +21,7 @@ type Previous struct {
 	built   map[*model.Zone]builtZone // this run's zones, built once (BuildZone)
 	// generated is this run's new key material by namespace/Secret name.
 	generated map[string][]byte
+	dnssec    map[string]dnssecRecord // ns/cluster -> DNSKEYs at the last render (dnssec.go)
 }
 
 // PrevObject is a previously rendered object, as the adapters see it.
@@ -44,6 +45,9 @@ func (p *Previous) Add(o PrevObject) diag.Results {
 		}
 		p.secrets[key] = o.Data
 	case "ConfigMap":
+		if p.addDNSSECRecord(o) {
+			return nil
+		}
 		raw, ok := o.Annotations[ZoneStateAnnotation]
 		if !ok || !strings.HasSuffix(o.Src.Ref.Name, "-config") {
 			return nil

@@ -101,6 +101,7 @@ func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, dia
 	}
 	imported, krs := keySecrets(c, prev, opt, out)
 	rs = append(rs, krs...)
+	rs = append(rs, dnssecObjects(c, prev, opt, out)...)
 	sts := objects.StatefulSet(c, objects.PodPlan{ZoneConfigMaps: shardNames, KeySecrets: imported})
 	out.add("statefulset", sts.Name, sts)
 	for _, svc := range []*corev1.Service{objects.HeadlessService(c), objects.PrimaryService(c), objects.ServeService(c)} {

@@ -133,12 +133,10 @@ func checkDynamic(c *model.Cluster) diag.Results {
 		if !sp.DynamicUpdate && sp.UpdateKeyRef != "" {
 			rs.Warnf(z.Src, "spec.updateKeyRef", "updateKeyRef is ignored without dynamicUpdate: true; set it, or remove the key reference")
 		}
-		if z.Writable() && c.Spec.Storage == nil {
-			what := "dynamic updates"
-			if !sp.DynamicUpdate {
-				what = "DNSSEC signatures and keys"
-			}
-			rs.Warnf(z.Src, "spec", "zone %q keeps %s on the primary's data volume, but BindCluster %q has no spec.storage: they are lost when pod 0 restarts; set spec.storage", sp.ZoneName, what, c.Name)
+		// A signed zone's keys come back from the DNSSEC key Secret and named
+		// re-signs at start: only dynamic updates are lost with the volume.
+		if sp.DynamicUpdate && c.Spec.Storage == nil {
+			rs.Warnf(z.Src, "spec", "zone %q keeps dynamic updates on the primary's data volume, but BindCluster %q has no spec.storage: they are lost when pod 0 restarts; set spec.storage", sp.ZoneName, c.Name)
 		}
 	}
 	return rs

@@ -1,7 +1,6 @@
 package differential
 
 import (
-	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // TestHarnessOnExample: examples/authoritative (views, catalog, RPZ, a

@@ -1,0 +1,430 @@
+package dnssec_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/internal/dnssec"
+	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+)
+
+func spec(role string, alg uint8, bits int) dnssec.Spec {
+	return dnssec.Spec{Role: role, Algorithm: alg, Bits: bits}
+}
+
+func TestGenerateRoundTrip(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		spec   dnssec.Spec
+		bits   int
+	}{
+		"ECDSAP256 CSK":  {"the default algorithm", spec(dnssec.RoleCSK, dns.ECDSAP256SHA256, 0), 256},
+		"ECDSAP384 KSK":  {"P-384 scalar is 48 bytes", spec(dnssec.RoleKSK, dns.ECDSAP384SHA384, 0), 384},
+		"ED25519 ZSK":    {"Ed25519 from a seed", spec(dnssec.RoleZSK, dns.ED25519, 0), 256},
+		"RSASHA256 2048": {"RSA key size read back from the DNSKEY", spec(dnssec.RoleKSK, dns.RSASHA256, 2048), 2048},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			k, err := dnssec.Generate(&testutil.DetRand{}, "Example.COM", tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := k.Bits(); got != tc.bits {
+				t.Errorf("%s: Bits() = %d, want %d", tc.reason, got, tc.bits)
+			}
+			keys, probs := dnssec.Parse(k.Files())
+			if len(probs) != 0 || len(keys) != 1 {
+				t.Fatalf("%s: Parse(Files()) = %d keys, problems %v", tc.reason, len(keys), probs)
+			}
+			got := keys[0]
+			if diff := cmp.Diff(k.DNSKEY.String(), got.DNSKEY.String()); diff != "" {
+				t.Errorf("%s: DNSKEY changed through the files (-want +got):\n%s", tc.reason, diff)
+			}
+			if got.Role != tc.spec.Role || got.Zone() != "example.com." {
+				t.Errorf("%s: read back role %q zone %q", tc.reason, got.Role, got.Zone())
+			}
+			if diff := cmp.Diff(string(k.PrivateFile()), string(got.PrivateFile())); diff != "" {
+				t.Errorf("%s: .private changed through a parse (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestGenerateDeterministic(t *testing.T) {
+	s := spec(dnssec.RoleCSK, dns.ECDSAP256SHA256, 0)
+	a, err := dnssec.Generate(&testutil.DetRand{}, "example.com.", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := dnssec.Generate(&testutil.DetRand{}, "example.com.", s)
+	if diff := cmp.Diff(a.Files(), b.Files()); diff != "" {
+		t.Errorf("the same random bytes made different keys (golden renders need the same):\n%s", diff)
+	}
+	c, _ := dnssec.Generate(bytes.NewReader(bytes.Repeat([]byte{9}, 64)), "example.com.", s)
+	if c.DNSKEY.PublicKey == a.DNSKEY.PublicKey {
+		t.Errorf("different random bytes made the same key")
+	}
+}
+
+func TestZoneKeys(t *testing.T) {
+	gen := func(s dnssec.Spec, seed byte) *dnssec.Key {
+		k, err := dnssec.Generate(bytes.NewReader(bytes.Repeat([]byte{seed}, 512)), "example.com.", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	ksk := gen(spec(dnssec.RoleKSK, dns.ECDSAP256SHA256, 0), 1)
+	zsk := gen(spec(dnssec.RoleZSK, dns.ECDSAP256SHA256, 0), 2)
+	csk := gen(spec(dnssec.RoleCSK, dns.ECDSAP256SHA256, 0), 3)
+	ed := gen(spec(dnssec.RoleCSK, dns.ED25519, 0), 4)
+	kz := []dnssec.Spec{spec(dnssec.RoleKSK, dns.ECDSAP256SHA256, 0), spec(dnssec.RoleZSK, dns.ECDSAP256SHA256, 0)}
+	cases := map[string]struct {
+		reason    string
+		specs     []dnssec.Spec
+		kept      []*dnssec.Key
+		wantKept  []uint16 // tags of kept keys among the result
+		wantNew   int
+		wantStray []uint16
+	}{
+		"new zone": {
+			reason: "a zone with no kept keys gets one new key per policy key",
+			specs:  kz, wantNew: 2,
+		},
+		"kept": {
+			reason: "a re-render keeps both keys",
+			specs:  kz, kept: []*dnssec.Key{zsk, ksk}, wantKept: []uint16{ksk.Tag(), zsk.Tag()},
+		},
+		"zsk lost": {
+			reason: "a policy key without a kept key gets a new one; the KSK (and DS) stay",
+			specs:  kz, kept: []*dnssec.Key{ksk}, wantKept: []uint16{ksk.Tag()}, wantNew: 1,
+		},
+		"algorithm changed": {
+			reason: "keys of another algorithm do not satisfy the policy: reported, new keys made",
+			specs:  []dnssec.Spec{spec(dnssec.RoleCSK, dns.ED25519, 0)}, kept: []*dnssec.Key{csk},
+			wantNew: 1, wantStray: []uint16{csk.Tag()},
+		},
+		"csk for csk": {
+			reason: "a CSK policy keeps its CSK",
+			specs:  []dnssec.Spec{spec(dnssec.RoleCSK, dns.ED25519, 0)}, kept: []*dnssec.Key{ed}, wantKept: []uint16{ed.Tag()},
+		},
+		"role changed": {
+			reason: "a CSK does not stand in for a KSK (its .state says CSK)",
+			specs:  kz[:1], kept: []*dnssec.Key{csk}, wantNew: 1, wantStray: []uint16{csk.Tag()},
+		},
+		"rsa size": {
+			reason: "an RSA policy of another size does not match (named would make new keys)",
+			specs:  []dnssec.Spec{spec(dnssec.RoleCSK, dns.ECDSAP256SHA256, 0)}, kept: []*dnssec.Key{ed},
+			wantNew: 1, wantStray: []uint16{ed.Tag()},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			keys, stray, err := dnssec.ZoneKeys("example.com.", tc.specs, tc.kept, &testutil.DetRand{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			keptTags := map[uint16]bool{}
+			for _, k := range tc.kept {
+				keptTags[k.Tag()] = true
+			}
+			var gotKept []uint16
+			gotNew := 0
+			for _, k := range keys {
+				if keptTags[k.Tag()] {
+					gotKept = append(gotKept, k.Tag())
+				} else {
+					gotNew++
+				}
+			}
+			var gotStray []uint16
+			for _, k := range stray {
+				gotStray = append(gotStray, k.Tag())
+			}
+			if diff := cmp.Diff(tc.wantKept, gotKept); diff != "" {
+				t.Errorf("%s: kept keys (-want +got):\n%s", tc.reason, diff)
+			}
+			if gotNew != tc.wantNew {
+				t.Errorf("%s: %d new keys, want %d", tc.reason, gotNew, tc.wantNew)
+			}
+			if diff := cmp.Diff(tc.wantStray, gotStray); diff != "" {
+				t.Errorf("%s: stray keys (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+	if _, _, err := dnssec.ZoneKeys("example.com.", kz, nil, nil); err == nil {
+		t.Errorf("no random source and no kept keys: want an error")
+	}
+}
+
+func TestParseProblems(t *testing.T) {
+	k, err := dnssec.Generate(&testutil.DetRand{}, "example.com.", spec(dnssec.RoleKSK, dns.ECDSAP256SHA256, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := dnssec.Generate(bytes.NewReader(bytes.Repeat([]byte{5}, 64)), "example.com.", spec(dnssec.RoleKSK, dns.ECDSAP256SHA256, 0))
+	cases := map[string]struct {
+		reason string
+		files  map[string][]byte
+		want   string
+	}{
+		"no private": {
+			reason: "a public key alone cannot sign",
+			files:  map[string][]byte{"a.key": k.KeyFile()},
+			want:   "no .private",
+		},
+		"no key": {
+			reason: "a private key without its DNSKEY is reported, not dropped",
+			files:  map[string][]byte{"a.private": k.PrivateFile()},
+			want:   "no a.key beside it",
+		},
+		"wrong private": {
+			reason: "a .private of another key would make named fail to sign",
+			files:  map[string][]byte{"a.key": k.KeyFile(), "a.private": other.PrivateFile()},
+			want:   "does not belong to DNSKEY",
+		},
+		"not a dnskey": {
+			reason: "a .key file holds a DNSKEY",
+			files:  map[string][]byte{"a.key": []byte("example.com. 300 IN A 192.0.2.1\n"), "a.private": k.PrivateFile()},
+			want:   "holds a A record",
+		},
+		"state disagrees": {
+			reason: "a .state that calls a ZSK-flagged key a KSK is wrong",
+			files:  map[string][]byte{"a.key": bytes.Replace(k.KeyFile(), []byte("DNSKEY\t257"), []byte("DNSKEY\t256"), 1), "a.private": k.PrivateFile(), "a.state": k.StateFile()},
+			want:   "", // the public key differs from the private (flags change the tag only): either problem is fine
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			keys, probs := dnssec.Parse(tc.files)
+			if len(probs) == 0 {
+				t.Fatalf("%s: no problem reported (keys %d)", tc.reason, len(keys))
+			}
+			if !strings.Contains(probs[0].Error(), tc.want) {
+				t.Errorf("%s: problem %q does not say %q", tc.reason, probs[0].Error(), tc.want)
+			}
+		})
+	}
+}
+
+func TestDuration(t *testing.T) {
+	cases := map[string]struct {
+		in   string
+		want int64
+		err  bool
+	}{
+		"unlimited": {in: "unlimited", want: 0},
+		"year":      {in: "P1Y", want: 365 * 86400},
+		"days":      {in: "P90D", want: 90 * 86400},
+		"time":      {in: "PT1H30M", want: 5400},
+		"month":     {in: "P1M", want: 30 * 86400},
+		"mixed":     {in: "p1dt2s", want: 86402},
+		"no unit":   {in: "P1", err: true},
+		"bad":       {in: "1D", err: true},
+		"H in date": {in: "P1H", err: true},
+	}
+	for name, tc := range cases {
+		got, err := dnssec.Duration(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("%s: Duration(%q) = %d, %v; want %d, error %v", name, tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// TestDSMatchesBIND: the DS bind-fn prints is the one dnssec-dsfromkey prints.
+func TestDSMatchesBIND(t *testing.T) {
+	dsfromkey := bindtools.BINDPath(t, "dnssec-dsfromkey")
+	dir := t.TempDir()
+	for _, s := range []dnssec.Spec{spec(dnssec.RoleCSK, dns.ECDSAP256SHA256, 0), spec(dnssec.RoleKSK, dns.ED25519, 0), spec(dnssec.RoleKSK, dns.RSASHA256, 2048)} {
+		k, err := dnssec.Generate(&testutil.DetRand{}, "example.com.", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, k.Base()+".key")
+		testutil.WriteFile(t, file, k.KeyFile())
+		out, err := exec.Command(dsfromkey, "-2", file).CombinedOutput()
+		if err != nil {
+			t.Fatalf("dnssec-dsfromkey: %v\n%s", err, out)
+		}
+		want := strings.Fields(string(out))
+		ds := k.DS()
+		got := strings.Fields(fmt.Sprintf("%s IN DS %d %d %d %s", ds.Hdr.Name, ds.KeyTag, ds.Algorithm, ds.DigestType, strings.ToUpper(ds.Digest)))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: DS differs from dnssec-dsfromkey (-bind +ours):\n%s", s, diff)
+		}
+	}
+}
+
+// TestBYOFromDnssecKeygen: keys a user made with dnssec-keygen are read,
+// whatever their file names, and their tags and roles kept.
+func TestBYOFromDnssecKeygen(t *testing.T) {
+	keygen := bindtools.BINDPath(t, "dnssec-keygen")
+	dir := t.TempDir()
+	var names []string
+	for _, args := range [][]string{{"-a", "ECDSAP256SHA256", "-f", "KSK"}, {"-a", "ECDSAP256SHA256"}} {
+		cmd := exec.Command(keygen, append(append([]string{"-q", "-K", dir}, args...), "example.net")...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("dnssec-keygen: %v\n%s", err, out)
+		}
+		names = append(names, strings.TrimSpace(string(out)))
+	}
+	files := map[string][]byte{}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		// As a user puts them in a Secret: `+` is not allowed in a key.
+		files[strings.ReplaceAll(e.Name(), "+", "_")] = b
+	}
+	keys, probs := dnssec.Parse(files)
+	if len(probs) != 0 || len(keys) != 2 {
+		t.Fatalf("Parse = %d keys, problems %v", len(keys), probs)
+	}
+	var got []string
+	for _, k := range keys {
+		got = append(got, k.Base())
+	}
+	want := []string{names[0], names[1]}
+	if !keys[0].SEP() {
+		want[0], want[1] = want[1], want[0]
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("dnssec-keygen keys read back under other names (-want +got):\n%s", diff)
+	}
+	kept, stray, err := dnssec.ZoneKeys("example.net.", []dnssec.Spec{spec(dnssec.RoleKSK, dns.ECDSAP256SHA256, 0), spec(dnssec.RoleZSK, dns.ECDSAP256SHA256, 0)}, keys, nil)
+	if err != nil || len(stray) != 0 || len(kept) != 2 {
+		t.Fatalf("ZoneKeys over dnssec-keygen keys: %d kept, %d stray, %v", len(kept), len(stray), err)
+	}
+}
+
+// TestBINDAdoptsKeys runs named (Debian's BIND 9.18 here) with a
+// dnssec-policy over a key-directory holding keys bind-fn made, and proves
+// named signs with exactly them: the DNSKEY RRset it serves is ours, and it
+// made no key of its own.
+func TestBINDAdoptsKeys(t *testing.T) {
+	named := bindtools.BINDPath(t, "named")
+	cases := map[string]struct {
+		policy string
+		specs  []dnssec.Spec
+	}{
+		"ksk+zsk": {
+			policy: "ksk lifetime unlimited algorithm ecdsap256sha256; zsk lifetime unlimited algorithm ecdsap256sha256;",
+			specs:  []dnssec.Spec{spec(dnssec.RoleKSK, dns.ECDSAP256SHA256, 0), spec(dnssec.RoleZSK, dns.ECDSAP256SHA256, 0)},
+		},
+		"csk ed25519": {
+			policy: "csk lifetime unlimited algorithm ed25519;",
+			specs:  []dnssec.Spec{spec(dnssec.RoleCSK, dns.ED25519, 0)},
+		},
+		"rsa ksk+zsk": {
+			policy: "ksk lifetime unlimited algorithm rsasha256 2048; zsk lifetime unlimited algorithm rsasha256 2048;",
+			specs:  []dnssec.Spec{spec(dnssec.RoleKSK, dns.RSASHA256, 2048), spec(dnssec.RoleZSK, dns.RSASHA256, 2048)},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			keyDir := filepath.Join(dir, "keys")
+			keys, _, err := dnssec.ZoneKeys("example.test.", tc.specs, nil, &testutil.DetRand{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, k := range keys {
+				testutil.WriteFile(t, filepath.Join(keyDir, k.Base()+dnssec.SuffixKey), k.KeyFile())
+				testutil.WriteFile(t, filepath.Join(keyDir, k.Base()+dnssec.SuffixPrivate), k.PrivateFile())
+				testutil.WriteFile(t, filepath.Join(keyDir, k.Base()+dnssec.SuffixState), k.StateFile())
+				want = append(want, fmt.Sprint(k.Tag()))
+			}
+			port := bindtools.FreePort(t)
+			testutil.WriteFile(t, filepath.Join(dir, "db"), []byte("$TTL 300\n@ SOA ns hm 1 300 60 1209600 60\n@ NS ns\nns A 127.0.0.1\nwww A 192.0.2.1\n"))
+			testutil.WriteFile(t, filepath.Join(dir, "named.conf"), []byte(fmt.Sprintf(`options { directory %q; listen-on port %d { 127.0.0.1; }; listen-on-v6 { none; }; pid-file none; recursion no; };
+controls { };
+dnssec-policy "p" { keys { %s }; };
+zone "example.test" { type primary; file "db"; dnssec-policy "p"; inline-signing yes; key-directory %q; };
+`, dir, port, tc.policy, keyDir)))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var log bytes.Buffer
+			cmd := exec.CommandContext(ctx, named, "-g", "-c", filepath.Join(dir, "named.conf"))
+			cmd.Stdout, cmd.Stderr = &log, &log
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { cancel(); _ = cmd.Wait() }()
+			var got []string
+			deadline := time.Now().Add(10 * time.Second)
+			for time.Now().Before(deadline) {
+				got = dnskeyTags(fmt.Sprintf("127.0.0.1:%d", port))
+				if len(got) > 0 && signed(fmt.Sprintf("127.0.0.1:%d", port)) {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if diff := cmp.Diff(sorted(want), sorted(got)); diff != "" {
+				t.Fatalf("named serves other DNSKEYs than the pre-placed ones (-want +got):\n%s\nnamed log:\n%s", diff, log.String())
+			}
+			ents, _ := os.ReadDir(keyDir)
+			if len(ents) != 3*len(keys) {
+				t.Errorf("named made keys of its own: %d files in the key-directory, want %d\n%s", len(ents), 3*len(keys), log.String())
+			}
+		})
+	}
+}
+
+func dnskeyTags(addr string) []string {
+	m := new(dns.Msg)
+	m.SetQuestion("example.test.", dns.TypeDNSKEY)
+	m.SetEdns0(4096, true)
+	c := &dns.Client{Net: "tcp", Timeout: time.Second}
+	r, _, err := c.Exchange(m, addr)
+	if err != nil || r.Rcode != dns.RcodeSuccess {
+		return nil
+	}
+	var tags []string
+	for _, rr := range r.Answer {
+		if k, ok := rr.(*dns.DNSKEY); ok {
+			tags = append(tags, fmt.Sprint(k.KeyTag()))
+		}
+	}
+	return tags
+}
+
+func signed(addr string) bool {
+	m := new(dns.Msg)
+	m.SetQuestion("www.example.test.", dns.TypeA)
+	m.SetEdns0(4096, true)
+	c := &dns.Client{Net: "tcp", Timeout: time.Second}
+	r, _, err := c.Exchange(m, addr)
+	if err != nil {
+		return false
+	}
+	for _, rr := range r.Answer {
+		if _, ok := rr.(*dns.RRSIG); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,197 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/dnssec"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/objects"
+)
+
+// DNSSECBudget is the most bytes of key files the DNSSEC Secret carries
+// (Kubernetes refuses objects over 1 MiB): about 700 zones with an ECDSA
+// KSK and ZSK, or 150 with 4096-bit RSA keys.
+const DNSSECBudget = 768 << 10
+
+// dnssecRecord is what the DS ConfigMap's annotation records: every signed
+// zone's DNSKEYs ("<alg>/<flags>/<tag>"), sorted.
+type dnssecRecord map[string][]string
+
+// addDNSSECRecord reads a previous DS ConfigMap; it reports whether o was one.
+func (p *Previous) addDNSSECRecord(o PrevObject) bool {
+	raw, ok := o.Annotations[layout.DNSSECKeysAnnotation]
+	if !ok {
+		return false
+	}
+	rec := dnssecRecord{}
+	if json.Unmarshal([]byte(raw), &rec) != nil {
+		return true // unreadable: nothing to compare against, as after a first render
+	}
+	if p.dnssec == nil {
+		p.dnssec = map[string]dnssecRecord{}
+	}
+	p.dnssec[o.Src.Ref.Namespace+"/"+o.Src.Ref.Name] = rec
+	return true
+}
+
+// signedZone is a zone signed by the cluster's primary, with its policy.
+type signedZone struct {
+	z      *model.Zone
+	policy *model.DNSSECPolicy
+}
+
+// signedZones are c's signed primary zones by canonical name. A zone name
+// has one key set whatever view serves it: every signed zone shares one
+// key-directory, where BIND finds keys by zone name.
+func signedZones(c *model.Cluster) (map[string]signedZone, diag.Results) {
+	var rs diag.Results
+	out := map[string]signedZone{}
+	for _, v := range c.Views {
+		for _, z := range v.Zones {
+			if z.DNSSEC == nil || z.Spec.Type != v1alpha1.ZonePrimary {
+				continue
+			}
+			if o, ok := out[z.Name]; ok {
+				if o.policy != z.DNSSEC {
+					rs.Errorf(z.Src, "spec.dnssecPolicyRef", "cannot sign zone %q with dnssec-policy %q: another view signs it with %q, and a zone name has one key set in the cluster; use one policy for every view of the zone", bare(z.Name), z.DNSSEC.Name, o.policy.Name)
+				}
+				continue
+			}
+			out[z.Name] = signedZone{z: z, policy: z.DNSSEC}
+		}
+	}
+	return out, rs
+}
+
+// PolicySpecs are the keys a BindDNSSECPolicy asks for, as the rendered
+// dnssec-policy says (no keys: one CSK, ecdsap256sha256, unlimited). It
+// returns false when a key cannot be read (the validator reports it).
+func PolicySpecs(p *model.DNSSECPolicy) ([]dnssec.Spec, bool) {
+	ks := p.Spec.Keys
+	if len(ks) == 0 {
+		ks = []v1alpha1.DNSSECKey{{Role: dnssec.RoleCSK}}
+	}
+	var out []dnssec.Spec
+	for _, k := range ks {
+		alg, err := dnssec.Algorithm(k.Algorithm)
+		if err != nil {
+			return nil, false
+		}
+		life, err := dnssec.Duration(k.Lifetime)
+		if err != nil {
+			return nil, false
+		}
+		s := dnssec.Spec{Role: strings.ToLower(k.Role), Algorithm: alg, Lifetime: life}
+		if k.Bits != nil {
+			s.Bits = int(*k.Bits)
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// dnssecObjects renders the cluster's DNSSEC key Secret (every signed zone's
+// keys: kept from the previous output, new for a new zone, gone with a
+// removed zone) and the DS ConfigMap (the DS records for the parents, and
+// the DNSKEYs they came from), and an info result per zone with its DS.
+func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectList) diag.Results {
+	zones, rs := signedZones(c)
+	if len(zones) == 0 {
+		return rs
+	}
+	secretName := layout.DNSSECSecretName(c.Name)
+	kept, probs := dnssec.Parse(prev.secrets[c.Namespace+"/"+secretName])
+	for _, p := range probs {
+		rs.Errorf(c.Src, "", "cannot use file %q of the DNSSEC key Secret %q: %v; fix it, or remove it from the Secret", p.File, secretName, p.Err)
+	}
+	byZone := map[string][]*dnssec.Key{}
+	for _, k := range kept {
+		byZone[k.Zone()] = append(byZone[k.Zone()], k)
+	}
+	lastRec := prev.dnssec[c.Namespace+"/"+layout.DSConfigMapName(c.Name)]
+	names := make([]string, 0, len(zones))
+	for n := range zones {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+
+	files := map[string][]byte{}
+	rec := dnssecRecord{}
+	var dsText strings.Builder
+	var anchors []nc.Stmt
+	size := 0
+	for _, name := range names {
+		sz := zones[name]
+		specs, ok := PolicySpecs(sz.policy)
+		if !ok {
+			continue
+		}
+		keys, stray, err := dnssec.ZoneKeys(name, specs, byZone[name], opt.Rand)
+		if err != nil {
+			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot make DNSSEC keys for zone %q: %v", bare(name), err)
+			continue
+		}
+		for _, k := range stray {
+			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot sign zone %q with dnssec-policy %q: the DNSSEC key Secret %q holds its %s, which no key of the policy (%s) matches, so named would ignore it and make keys of its own that no DS at the parent matches; name the key's role and algorithm in the policy again, or remove the key's files from the Secret to start over with new keys (and publish the new DS)", bare(name), sz.policy.Name, secretName, k.Describe(), describeSpecs(specs))
+		}
+		var now []string
+		for _, k := range keys {
+			for f, b := range k.Files() {
+				files[f] = b
+				size += len(f) + len(b)
+			}
+			now = append(now, fmt.Sprintf("%d/%d/%d", k.DNSKEY.Algorithm, k.DNSKEY.Flags, k.Tag()))
+		}
+		sort.Strings(now)
+		rec[name] = now
+		var ds []string
+		for _, d := range dnssec.DSSet(keys) {
+			line := fmt.Sprintf("%s %d IN DS %d %d %d %s", d.Hdr.Name, d.Hdr.Ttl, d.KeyTag, d.Algorithm, d.DigestType, strings.ToUpper(d.Digest))
+			ds = append(ds, line)
+			dsText.WriteString(line + "\n")
+			anchors = append(anchors, nc.S(nc.Str(name), nc.Kw("static-ds"), nc.Int(int64(d.KeyTag)), nc.Int(int64(d.Algorithm)), nc.Int(int64(d.DigestType)), nc.Str(strings.ToUpper(d.Digest))))
+		}
+		if was, ok := lastRec[name]; ok && !slices.Equal(was, now) {
+			rs.Warnf(sz.z.Src, "spec.dnssecPolicyRef", "the DNSSEC keys of signed zone %q changed since the last render (DNSKEYs %s, now %s): the DNSSEC key Secret %q was changed, replaced or lost; unless the parent's DS already matches the new keys every validating resolver will fail the zone: restore the Secret from your backup, or publish the new DS %s", bare(name), strings.Join(was, " "), strings.Join(now, " "), secretName, strings.Join(ds, "; "))
+		}
+		for _, line := range ds {
+			rs = append(rs, diag.Result{Severity: diag.Info, Source: sz.z.Src, Field: "spec.dnssecPolicyRef",
+				Message: fmt.Sprintf("DS record to publish in the parent of zone %q: %s (all DS records: ConfigMap %q, %s)", bare(name), line, layout.DSConfigMapName(c.Name), layout.DSFile)})
+		}
+	}
+	if size > DNSSECBudget {
+		rs.Errorf(c.Src, "", "cannot keep the DNSSEC keys of %d signed zones in one Secret: %d bytes, over %d (Kubernetes refuses objects over 1 MiB); sign fewer zones in this cluster, or use smaller keys (ecdsap256sha256, one csk)", len(names), size, DNSSECBudget)
+	}
+	recJSON, err := json.Marshal(rec)
+	if err != nil {
+		rs.Errorf(c.Src, "", "cannot encode the DNSSEC key record: %v", err)
+	}
+	ta, err := nc.Format(nc.B([]nc.Word{nc.Kw("trust-anchors")}, anchors...))
+	if err != nil {
+		rs.Errorf(c.Src, "", "cannot write the trust anchors: %v", err)
+	}
+	s := objects.DNSSECSecret(c, files)
+	out.add("secret", s.Name, s)
+	cm := objects.DSConfigMap(c, map[string]string{
+		layout.DSFile:           dsText.String(),
+		layout.TrustAnchorsFile: string(ta),
+	}, map[string]string{layout.DNSSECKeysAnnotation: string(recJSON)})
+	out.add("configmap", cm.Name, cm)
+	return rs
+}
+
+func describeSpecs(specs []dnssec.Spec) string {
+	var s []string
+	for _, sp := range specs {
+		s = append(s, sp.String())
+	}
+	return strings.Join(s, ", ")
+}
