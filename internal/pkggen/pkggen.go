@@ -453,6 +453,9 @@ func (g *gen) clusterSpec(c *cluster, spec map[string]any) {
 	if g.chance(0.2) {
 		spec["ipv6"] = true
 	}
+	if g.chance(0.15) {
+		spec["clusterDomain"] = g.pick("cluster.local", "k8s.example.internal")
+	}
 	if g.chance(0.2) {
 		spec["queryLogging"] = true
 	}
@@ -830,6 +833,9 @@ func (g *gen) primaryZone(c *cluster, v *view, name string) {
 	if len(c.keyObjs) > 0 && g.chance(0.25) {
 		spec["dynamicUpdate"] = true
 		spec["updateKeyRef"] = g.pick(c.keyObjs...)
+		if g.chance(0.3) {
+			spec["updateKeyTransfer"] = g.chance(0.5)
+		}
 	}
 	recs := g.records(name, signed, c)
 	if spec["nameservers"] == nil {
