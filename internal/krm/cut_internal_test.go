@@ -1,6 +1,7 @@
 package krm
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,4 +70,36 @@ func mustCut(t *testing.T, in []byte) [][]byte {
 		t.Fatal("cannot cut the generated ResourceList")
 	}
 	return rl.items
+}
+
+// TestReadHeader: readHeader reads what json.Unmarshal reads from the JSON
+// sigs.k8s.io/yaml writes, and refuses what it refuses.
+func TestReadHeader(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		doc    string
+	}{
+		"Input":     {reason: "an input with labels and annotations", doc: "apiVersion: bind.unkin.net/v1alpha1\nkind: BindZone\nmetadata:\n  name: z\n  namespace: dns\n  labels: {a: b}\n  annotations: {c: d}\nspec:\n  zoneName: example.com\n"},
+		"DataFirst": {reason: "a ConfigMap: data sorts before kind", doc: "kind: ConfigMap\napiVersion: v1\ndata:\n  a: '1'\nmetadata:\n  name: c\n"},
+		"NoMeta":    {reason: "no metadata at all", doc: "apiVersion: v1\nkind: List\nitems: []\n"},
+		"BadKind":   {reason: "a kind that is not a string", doc: "apiVersion: v1\nkind: [a]\nmetadata: {name: x}\n"},
+		"BadLabel":  {reason: "a label value that is not a string", doc: "apiVersion: v1\nkind: A\nmetadata:\n  labels: {a: [1]}\n"},
+	}
+	for name, tc := range cases {
+		js, err := yaml.YAMLToJSON([]byte(tc.doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got header
+		werr := json.Unmarshal(js, &want)
+		gerr := readHeader(js, &got)
+		if (werr == nil) != (gerr == nil) {
+			t.Errorf("%s: %s: error %v, json.Unmarshal's %v", name, tc.reason, gerr, werr)
+		}
+		if werr == nil {
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: %s: header (-json.Unmarshal +readHeader):\n%s", name, tc.reason, diff)
+			}
+		}
+	}
 }
