@@ -188,7 +188,7 @@ awk -F'\t' '
 	function r(a, b) { return b > 0 ? sprintf("%.2f×", a / b) : "-" }
 	END {
 		if (k > 0) {
-			print "\none zone | identity wall s (cpu) | fn-validate wall s (cpu) | named-checkzone wall s (cpu) | validate/checkzone wall (cpu) | peak RSS MiB: identity / fn-validate / checkzone |"
+			print "\n| one zone | identity wall s (cpu) | fn-validate wall s (cpu) | named-checkzone wall s (cpu) | validate/checkzone wall (cpu) | peak RSS MiB: identity / fn-validate / checkzone |"
 			print "|---:|---:|---:|---:|---:|---:|"
 		}
 		for (i = 1; i <= k; i++) {

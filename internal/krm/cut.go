@@ -2,6 +2,7 @@ package krm
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kptdev/krm-functions-sdk/go/fn"
+	yaml2 "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
@@ -169,12 +171,41 @@ func renderedItem(o render.Object) (outItem, error) {
 		ann[fn.PathAnnotation] = o.Path
 		ann[legacyPathAnnotation] = o.Path
 	}
-	y, err := yaml.Marshal(m)
+	// sigs.k8s.io/yaml.Marshal(m) would write m as JSON, parse that JSON
+	// with yaml.v2 and write the result; yaml.v2 writes m itself to the same
+	// bytes once its numbers are the ints and floats that parse would give
+	// (TestRenderedItemMatchesMarshal), without reading every zone file back
+	// from a JSON string.
+	y, err := yaml2.Marshal(plainNumbers(m))
 	if err != nil {
 		return outItem{}, fmt.Errorf("cannot encode rendered object: %w", err)
 	}
 	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 	return outItem{id: idString(str(m, "apiVersion"), str(m, "kind"), str(meta, "namespace"), str(meta, "name")), doc: y}, nil
+}
+
+// plainNumbers replaces, in place, every json.Number in v (ToMap decodes
+// numbers so) with the int64 or float64 yaml.v2 reads from its text.
+func plainNumbers(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = plainNumbers(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = plainNumbers(e)
+		}
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		if f, err := v.Float64(); err == nil {
+			return f
+		}
+		return v.String()
+	}
+	return v
 }
 
 type outItem struct {

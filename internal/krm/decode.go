@@ -1,6 +1,7 @@
 package krm
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -125,8 +126,42 @@ func decodeItem(doc []byte) (*item, error) {
 		return nil, err
 	}
 	it := &item{doc: doc, json: js}
-	if err := json.Unmarshal(js, &it.hdr); err != nil {
+	if err := readHeader(js, &it.hdr); err != nil {
 		return nil, err
 	}
 	return it, nil
+}
+
+// readHeader is json.Unmarshal(js, h) for JSON whose top-level keys are
+// sorted, as sigs.k8s.io/yaml writes them: apiVersion, kind and metadata
+// come before spec, so reading stops after metadata instead of scanning a
+// zone's records.
+func readHeader(js []byte, h *header) error {
+	dec := json.NewDecoder(bytes.NewReader(js))
+	if t, err := dec.Token(); err != nil {
+		return err
+	} else if t != json.Delim('{') {
+		return fmt.Errorf("an item must be a mapping, not %v", t)
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case "apiVersion":
+			err = dec.Decode(&h.APIVersion)
+		case "kind":
+			err = dec.Decode(&h.Kind)
+		case "metadata":
+			return dec.Decode(&h.Metadata)
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
