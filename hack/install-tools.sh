@@ -66,3 +66,4 @@ build crossplane github.com/crossplane/crossplane/v2/cmd/crank & pids+=($!)
 GONOSUMDB=github.com/GoogleContainerTools/kpt build kpt github.com/GoogleContainerTools/kpt \
   -ldflags "-X github.com/GoogleContainerTools/kpt/run.version=v1.0.0-beta.54" & pids+=($!)
 for p in "${pids[@]}"; do wait "$p"; done
+bash "$root/hack/install-k8s.sh" # etcd, kube-apiserver, Crossplane core for test/k8s, cached the same way
