@@ -107,7 +107,7 @@ lint:
 	$(BIN)/staticcheck $(PKGS)
 
 ## test: what CI runs
-test: tools build lint check-generate go-test crd-cost
+test: tools build lint check-generate go-test crd-cost k8s-test
 
 # Tests use bin/ (testutil.Bin), so build first even under make -j.
 go-test: tools build
@@ -177,3 +177,9 @@ xpkg: build-function-bind
 .PHONY: crd-cost
 crd-cost:
 	cd test/crdcost && $(GO) vet ./... && $(GO) mod tidy -diff && $(GO) test -count=1 ./...
+
+## k8s-test: bind-fn on a real control plane (root): etcd + kube-apiserver + Crossplane core with function-bind, in a private network namespace (own module: test/k8s; see docs/kubernetes.md)
+.PHONY: k8s-test
+K8S_TEST_FLAGS ?= -v
+k8s-test: tools build
+	cd test/k8s && $(GO) vet ./... && $(GO) mod tidy -diff && $(GO) test -count=1 -timeout 20m $(K8S_TEST_FLAGS) ./...

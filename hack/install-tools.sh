@@ -104,3 +104,6 @@ fi
 # Only the named tools were asked for (make example): done. Tools that only
 # `make test` needs are installed below this line.
 [ ${#only[@]} -eq 0 ] || exit 0
+
+# etcd, kube-apiserver, Crossplane core ... for test/k8s, cached the same way.
+bash "$root/hack/install-k8s.sh"
