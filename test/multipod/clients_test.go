@@ -171,6 +171,8 @@ func externalDNSArgs(t testing.TB, c *Cluster, connector string) []string {
 		"--once", "--source=connector", "--connector-source-server=" + connector,
 		"--provider=rfc2136", "--registry=txt", "--txt-owner-id=" + edOwner, "--policy=sync",
 		"--domain-filter=" + appsZone,
+		// TXT too (the default is A, AAAA and CNAME).
+		"--managed-record-types=A", "--managed-record-types=AAAA", "--managed-record-types=CNAME", "--managed-record-types=TXT",
 		"--rfc2136-host=" + c.PrimarySvc, "--rfc2136-port=53", "--rfc2136-zone=" + appsZone,
 		"--rfc2136-tsig-keyname=" + c.secretValue(t, "externaldns-key-tsig", "keyName"),
 		"--rfc2136-tsig-secret=" + c.secretValue(t, "externaldns-key-tsig", "secret"),
