@@ -105,8 +105,8 @@ func TestResolvedCluster(t *testing.T) {
 		item("BindTSIGKey", "shared", `{}`),
 		item("BindTSIGKey", "own", `{"clusterRef":"auth","keyName":"own-key.","algorithm":"hmac-sha512"}`),
 		item("BindCatalogZone", "cat", `{"clusterRef":"auth","zoneName":"Cat.Internal","transferKeyRef":"own"}`),
-		item("BindZone", "z", `{"clusterRef":"auth","zoneName":"bücher.example","nameservers":["ns1.example."]}`),
-		item("BindZone", "off", `{"clusterRef":"auth","zoneName":"off.example","catalog":false,"nameservers":["ns1.example."]}`),
+		item("BindZone", "z", `{"clusterRef":"auth","zoneName":"bücher.example","nameservers":["ns1.example.net."]}`),
+		item("BindZone", "off", `{"clusterRef":"auth","zoneName":"off.example","catalog":false,"nameservers":["ns1.example.net."]}`),
 	})
 	clusters, brs := model.Build(set)
 	if rs = append(rs, brs...); len(rs) != 0 {

@@ -171,6 +171,8 @@ func externalDNSArgs(t testing.TB, c *Cluster, connector string) []string {
 		"--once", "--source=connector", "--connector-source-server=" + connector,
 		"--provider=rfc2136", "--registry=txt", "--txt-owner-id=" + edOwner, "--policy=sync",
 		"--domain-filter=" + appsZone,
+		// TXT too (the default is A, AAAA and CNAME).
+		"--managed-record-types=A", "--managed-record-types=AAAA", "--managed-record-types=CNAME", "--managed-record-types=TXT",
 		"--rfc2136-host=" + c.PrimarySvc, "--rfc2136-port=53", "--rfc2136-zone=" + appsZone,
 		"--rfc2136-tsig-keyname=" + c.secretValue(t, "externaldns-key-tsig", "keyName"),
 		"--rfc2136-tsig-secret=" + c.secretValue(t, "externaldns-key-tsig", "secret"),
@@ -334,6 +336,21 @@ func scenarioExternalDNS(t *testing.T, c *Cluster, bin string) (kept string, rep
 		}
 	}
 
+	// A series of change passes (one A record flipped each time) for the
+	// per-pod propagation numbers, then the delete pass's state again.
+	passes := externalDNSPasses()
+	keptEP := passes[2].source[0]
+	var series []edRun
+	for i := range edSeries {
+		ip := fmt.Sprintf("198.51.100.%d", 210+i%2)
+		web := edEndpoint{DNSName: "web." + appsZone, RecordType: "A", Targets: []string{ip}, RecordTTL: 120}
+		series = append(series, runExternalDNS(t, bin, c, conn, edPass{name: fmt.Sprintf("series-%d", i), source: []edEndpoint{keptEP, web}, expect: []rr{
+			{"web." + appsZone, dns.TypeA, []string{ip}},
+			{"kept." + appsZone, dns.TypeA, []string{"198.51.100.205"}},
+		}}))
+	}
+	runExternalDNS(t, bin, c, conn, passes[2])
+
 	// The primary restarts on its data volume: every record stays, and a
 	// further run finds nothing to change (no UPDATE, the serial stays).
 	p0 := c.Pods[0]
@@ -387,8 +404,34 @@ func scenarioExternalDNS(t *testing.T, c *Cluster, bin string) (kept string, rep
 		}
 		b.WriteString("\n")
 	}
+	fmt.Fprintf(&b, "%d change passes (external-dns run, then per pod: median / p95 / max):\n", len(series))
+	stat := func(ds []time.Duration) string {
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		at := func(f float64) time.Duration { return ds[int(f*float64(len(ds)-1)+0.5)].Round(time.Millisecond) }
+		return fmt.Sprintf("%v / %v / %v", at(0.5), at(0.95), at(1))
+	}
+	var took []time.Duration
+	for _, r := range series {
+		took = append(took, r.took)
+	}
+	fmt.Fprintf(&b, "  %-12s %s\n", "external-dns", stat(took))
+	for _, p := range c.Pods {
+		var ds, lag []time.Duration
+		for _, r := range series {
+			ds = append(ds, r.visible[p.Name])
+			lag = append(lag, r.visible[p.Name]-r.visible[c.Pods[0].Name])
+		}
+		fmt.Fprintf(&b, "  %-12s %s", p.Name, stat(ds))
+		if p != c.Pods[0] {
+			fmt.Fprintf(&b, "   (after the primary: %s)", stat(lag))
+		}
+		b.WriteString("\n")
+	}
 	return "kept." + appsZone, b.String()
 }
+
+// edSeries is the number of change passes timed per pod.
+const edSeries = 20
 
 // keyFile writes a rendered Secret's key.conf to a file, as a client would
 // mount it.
