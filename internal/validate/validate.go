@@ -9,7 +9,6 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
-	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 )
 
@@ -33,12 +32,13 @@ func Check(set *model.Set, clusters []*model.Cluster, prev *render.Previous) dia
 	for _, c := range clusters {
 		rs = append(rs, checkCluster(set, c, prev, rs.HasErrors())...)
 	}
+	rs = append(rs, checkObjectIDs(clusters)...)
 	return rs
 }
 
 // clusterChecks each look at one resolved cluster.
 var clusterChecks = []func(*model.Cluster) diag.Results{
-	objects.Validate,
+	checkObjects,
 	checkClusterSpec,
 	checkGeneratedNames,
 	checkKeyRefsInLists,
