@@ -150,7 +150,9 @@ func checkObjectIDs(clusters []*model.Cluster) diag.Results {
 		seen[id] = o
 	}
 	for _, c := range clusters {
-		cl := func(what string) owner { return owner{c.Src, "metadata.name", fmt.Sprintf("BindCluster %q (%s)", c.Name, what)} }
+		cl := func(what string) owner {
+			return owner{c.Src, "metadata.name", fmt.Sprintf("BindCluster %q (%s)", c.Name, what)}
+		}
 		claim("StatefulSet", c.Namespace, c.Name, cl("its StatefulSet"))
 		claim("PodDisruptionBudget", c.Namespace, layout.PDBName(c.Name), cl("its PodDisruptionBudget"))
 		claim("Service", c.Namespace, layout.ServeServiceName(c.Name), cl("its serve Service"))

@@ -25,7 +25,7 @@ func TestCheckObjects(t *testing.T) {
 		views  []*model.View
 		want   []string // "severity field"
 	}{
-		"Clean":        {reason: "defaults are fine", spec: v1alpha1.BindClusterSpec{}},
+		"Clean": {reason: "defaults are fine", spec: v1alpha1.BindClusterSpec{}},
 		"GoodValues": {reason: "valid labels, selector, classes and IPs", spec: v1alpha1.BindClusterSpec{
 			NodeSelector: map[string]string{"kubernetes.io/os": "linux"}, PriorityClassName: "system-cluster-critical",
 			Storage: &v1alpha1.StorageSpec{Size: "1Gi", StorageClassName: ptr("fast-ssd")},
@@ -90,4 +90,3 @@ func TestCheckObjects(t *testing.T) {
 		})
 	}
 }
-
