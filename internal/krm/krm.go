@@ -74,7 +74,7 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 			continue // replaced by this render
 		}
 		if inputs[i] && !o.IsLocalConfig() {
-			if err := o.SetAnnotation(fn.KptLocalConfig, "true"); err != nil {
+			if err := setLocalConfigAnnotation(o); err != nil {
 				return false, err
 			}
 		}
@@ -101,11 +101,13 @@ func split(rl *fn.ResourceList) (pipeline.Input, map[int]bool, map[int]bool, dia
 		src := source(o)
 		switch {
 		case model.IsGroup(o.GetAPIVersion()):
-			js, err := yaml.YAMLToJSON([]byte(o.String()))
+			doc := []byte(o.String())
+			js, err := yaml.YAMLToJSON(doc)
 			if err != nil {
 				rs.Errorf(src, "", "cannot read object: %v", err)
 				continue
 			}
+			model.CheckDuplicateKeys(src, doc, &rs) // YAMLToJSON keeps the last silently
 			in.Items = append(in.Items, model.Item{Source: src, JSON: js})
 			inputs[i] = true
 		case o.GetLabel(managedByLabel) == objects.ManagedBy:
@@ -126,8 +128,10 @@ func split(rl *fn.ResourceList) (pipeline.Input, map[int]bool, map[int]bool, dia
 		}
 	}
 	if fc := rl.FunctionConfig; fc != nil && model.IsGroup(fc.GetAPIVersion()) {
-		js, err := yaml.YAMLToJSON([]byte(fc.String()))
+		doc := []byte(fc.String())
+		js, err := yaml.YAMLToJSON(doc)
 		if err == nil {
+			model.CheckDuplicateKeys(source(fc), doc, &rs)
 			in.Items = append(in.Items, model.Item{Source: source(fc), JSON: js})
 		}
 	}
@@ -215,4 +219,16 @@ func toKubeObject(o render.Object) (*fn.KubeObject, error) {
 		}
 	}
 	return ko, nil
+}
+
+// setLocalConfigAnnotation marks an input local-config. annotations: null
+// (every entry commented out) is no annotations: the SDK cannot set a key
+// in a null, so the null goes first.
+func setLocalConfigAnnotation(o *fn.KubeObject) error {
+	if len(o.GetAnnotations()) == 0 {
+		if _, err := o.RemoveNestedField("metadata", "annotations"); err != nil {
+			return err
+		}
+	}
+	return o.SetAnnotation(fn.KptLocalConfig, "true")
 }

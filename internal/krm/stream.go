@@ -98,6 +98,7 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 		src := it.source()
 		switch {
 		case model.IsGroup(it.hdr.APIVersion):
+			model.CheckDuplicateKeys(src, it.doc, &rs) // the JSON keeps the last silently
 			pin.Items = append(pin.Items, model.Item{Source: src, JSON: it.json})
 			it.input = true
 		case it.hdr.Metadata.Labels[managedByLabel] == objects.ManagedBy:
@@ -119,6 +120,7 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 	}
 	if rl.fc != nil {
 		if fc, err := readItem(rl.fc); err == nil && model.IsGroup(fc.hdr.APIVersion) {
+			model.CheckDuplicateKeys(fc.source(), fc.doc, &rs)
 			pin.Items = append(pin.Items, model.Item{Source: fc.source(), JSON: fc.json})
 		}
 	}
@@ -293,7 +295,7 @@ func setLocalConfig(doc []byte, ann map[string]string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ko.SetAnnotation(fn.KptLocalConfig, "true"); err != nil {
+	if err := setLocalConfigAnnotation(ko); err != nil {
 		return nil, err
 	}
 	return []byte(ko.String()), nil
@@ -331,6 +333,9 @@ func insertLocalConfig(doc []byte) ([]byte, bool) {
 		}
 		if childIndent < 0 {
 			childIndent = ind
+		}
+		if ind == childIndent && (bytes.HasPrefix(t, []byte(`"annotations"`)) || bytes.HasPrefix(t, []byte(`'annotations'`))) {
+			return nil, false // a quoted key: leave it to the SDK, or it gets a second block
 		}
 		if ind == childIndent && bytes.HasPrefix(t, []byte("annotations:")) {
 			if !bytes.Equal(bytes.TrimRight(t, " \r\n"), []byte("annotations:")) {
