@@ -19,7 +19,9 @@ func bothPaths(t *testing.T, in string) map[string]*fn.ResourceList {
 	out := map[string]*fn.ResourceList{}
 	for name, run := range map[string]func(p *krm.Processor) ([]byte, error){
 		"stream": func(p *krm.Processor) ([]byte, error) { return p.Run([]byte(in)) },
-		"sdk":    func(p *krm.Processor) ([]byte, error) { return fn.Run(fn.ResourceListProcessorFunc(p.Process), []byte(in)) },
+		"sdk": func(p *krm.Processor) ([]byte, error) {
+			return fn.Run(fn.ResourceListProcessorFunc(p.Process), []byte(in))
+		},
 	} {
 		b, _ := run(&krm.Processor{Mode: krm.RenderMode, Rand: &testutil.DetRand{}})
 		rl, err := fn.ParseResourceList(b)
@@ -129,7 +131,9 @@ func TestQuotedAnnotationsKey(t *testing.T) {
 `
 	for name, run := range map[string]func(p *krm.Processor, in []byte) ([]byte, error){
 		"stream": func(p *krm.Processor, in []byte) ([]byte, error) { return p.Run(in) },
-		"sdk":    func(p *krm.Processor, in []byte) ([]byte, error) { return fn.Run(fn.ResourceListProcessorFunc(p.Process), in) },
+		"sdk": func(p *krm.Processor, in []byte) ([]byte, error) {
+			return fn.Run(fn.ResourceListProcessorFunc(p.Process), in)
+		},
 	} {
 		doc := []byte(in)
 		for round := 1; round <= 2; round++ {
