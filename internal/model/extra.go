@@ -347,6 +347,9 @@ func checkOptionValue(s nc.Stmt, kind optKind) error {
 	if err := walk(s.Words); err != nil {
 		return err
 	}
+	if len(s.Words) < 2 && !s.Block {
+		return fmt.Errorf("it has no value (named: \"unexpected token near ';'\")")
+	}
 	if kind == optAny {
 		return nil
 	}

@@ -121,6 +121,9 @@ func checkGeneratedNames(c *model.Cluster) diag.Results {
 		if v.TransferKey != nil && v.TransferKey.Internal && viewName(v.Name) == nil {
 			if err := secretName(v.TransferKey.SecretName); err != nil {
 				rs.Errorf(v.Src, "metadata.name", "cannot name the generated transfer key Secret %q: %v; shorten the view or cluster name, or set a catalog transferKeyRef", v.TransferKey.SecretName, err)
+			} else if err := keyName(v.TransferKey.KeyName); err != nil {
+				// A TSIG key name is a domain name: a label of at most 63.
+				rs.Errorf(v.Src, "metadata.name", "cannot name the generated transfer key %q: %v; shorten the view or cluster name, or set a catalog transferKeyRef", v.TransferKey.KeyName, err)
 			}
 		}
 	}

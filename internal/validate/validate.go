@@ -51,6 +51,7 @@ var clusterChecks = []func(*model.Cluster) diag.Results{
 	checkSOATimers,
 	checkDNSSECPolicies,
 	checkMaxZoneTTL,
+	checkZoneFiles,
 	checkViews,
 	checkSecondaryPaths,
 	checkRuntimeAddresses,
