@@ -159,3 +159,43 @@ func TestQuotedAnnotationsKey(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignManagedObjectsPassThrough: objects that carry
+// app.kubernetes.io/managed-by: bind-fn but were not rendered by it (a
+// NetworkPolicy with the StatefulSet's labels, a ConfigMap in another
+// namespace) are passed through on both paths, not dropped as previous
+// output.
+func TestForeignManagedObjectsPassThrough(t *testing.T) {
+	labels := `
+    labels:
+      app.kubernetes.io/name: bind-fn
+      app.kubernetes.io/instance: dns
+      app.kubernetes.io/component: server
+      app.kubernetes.io/managed-by: bind-fn
+      app.kubernetes.io/part-of: bind-fn`
+	in := inputHead + `- apiVersion: networking.k8s.io/v1
+  kind: NetworkPolicy
+  metadata:
+    name: dns
+    namespace: dns` + labels + `
+  spec:
+    podSelector: {}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: settings
+    namespace: other` + labels + `
+  data: {a: b}
+`
+	for path, rl := range bothPaths(t, in) {
+		found := map[string]bool{}
+		for _, o := range rl.Items {
+			found[o.GetKind()+"/"+o.GetNamespace()+"/"+o.GetName()] = true
+		}
+		for _, want := range []string{"NetworkPolicy/dns/dns", "ConfigMap/other/settings", "ConfigMap/dns/dns-config"} {
+			if !found[want] {
+				t.Errorf("%s: %s missing from the output", path, want)
+			}
+		}
+	}
+}

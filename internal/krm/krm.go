@@ -110,7 +110,7 @@ func split(rl *fn.ResourceList) (pipeline.Input, map[int]bool, map[int]bool, dia
 			model.CheckDuplicateKeys(src, doc, &rs) // YAMLToJSON keeps the last silently
 			in.Items = append(in.Items, model.Item{Source: src, JSON: js})
 			inputs[i] = true
-		case o.GetLabel(managedByLabel) == objects.ManagedBy:
+		case objects.IsOutput(o.GetAPIVersion(), o.GetKind(), o.GetName(), o.GetLabels()):
 			prev[i] = true
 			po := render.PrevObject{Src: src, Kind: o.GetKind(), Annotations: o.GetAnnotations()}
 			switch o.GetKind() {

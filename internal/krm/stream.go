@@ -101,7 +101,7 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 			model.CheckDuplicateKeys(src, it.doc, &rs) // the JSON keeps the last silently
 			pin.Items = append(pin.Items, model.Item{Source: src, JSON: it.json})
 			it.input = true
-		case it.hdr.Metadata.Labels[managedByLabel] == objects.ManagedBy:
+		case objects.IsOutput(it.hdr.APIVersion, it.hdr.Kind, it.hdr.Metadata.Name, it.hdr.Metadata.Labels):
 			it.prev = true
 			po := render.PrevObject{Src: src, Kind: it.hdr.Kind, Annotations: it.hdr.Metadata.Annotations}
 			if it.hdr.Kind == "Secret" {
