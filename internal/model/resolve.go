@@ -268,6 +268,10 @@ func (b *builder) catalogsPass() {
 		if !ok {
 			continue
 		}
+		if strings.TrimSpace(o.Obj.Spec.ZoneName) == "" {
+			b.rs.Errorf(o.Src, "spec.zoneName", "spec.zoneName is required: name the catalog zone (catalog.invalid, say); empty it would be the root zone")
+			continue
+		}
 		if v.Catalog != nil {
 			b.rs.Errorf(o.Src, "metadata.name", "a second catalog zone for BindCluster %q%s: %s already is its catalog; keep one", c.Name, viewSuffix(v), v.Catalog.Src.Ref)
 			continue
@@ -316,6 +320,10 @@ func (b *builder) zonesPass() {
 		}
 		v, ok := b.view(c, o.Src, sp.ViewRef)
 		if !ok {
+			continue
+		}
+		if strings.TrimSpace(sp.ZoneName) == "" {
+			b.rs.Errorf(o.Src, "spec.zoneName", "spec.zoneName is required: name the zone (write \".\" for the root zone)")
 			continue
 		}
 		z := &Zone{Src: o.Src, Name: CanonicalName(sp.ZoneName), Spec: sp, View: v}
@@ -372,6 +380,10 @@ func (b *builder) policiesPass() {
 		}
 		v, ok := b.view(c, o.Src, o.Obj.Spec.ViewRef)
 		if !ok {
+			continue
+		}
+		if strings.TrimSpace(o.Obj.Spec.ZoneName) == "" {
+			b.rs.Errorf(o.Src, "spec.zoneName", "spec.zoneName is required: name the response policy zone (rpz.invalid, say); empty it would be the root zone")
 			continue
 		}
 		v.Policies = append(v.Policies, &Policy{Src: o.Src, ZoneName: CanonicalName(o.Obj.Spec.ZoneName), Spec: *o.Obj.Spec.DeepCopy()})

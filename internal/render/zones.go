@@ -59,6 +59,15 @@ func buildZones(c *model.Cluster, prev *Previous) *zoneSet {
 			zs.policy(v, p)
 		}
 	}
+	// A zone removed from the input keeps its serial and hash in the
+	// state: restored later, it continues from there. Restarting at 1
+	// would leave every secondary that kept the higher serial on the old
+	// data for good.
+	for k, st := range zs.prevState {
+		if _, ok := zs.state[k]; !ok {
+			zs.state[k] = st
+		}
+	}
 	return zs
 }
 
