@@ -138,12 +138,17 @@ func checkObjectIDs(clusters []*model.Cluster) diag.Results {
 		what  string
 	}
 	seen := map[string]owner{}
+	reported := map[string]bool{}
 	claim := func(kind, ns, name string, o owner) {
 		id := kind + " " + ns + "/" + name
 		if first, dup := seen[id]; dup {
 			if first.src == o.src && first.what == o.what {
 				return // one key shared by the namespace's clusters: one Secret
 			}
+			if reported[id+" "+o.what] {
+				return // a shared key, met again in the next cluster
+			}
+			reported[id+" "+o.what] = true
 			rs.Errorf(o.src, o.field, "cannot render %s %s/%s for %s: %s already renders it (%s), and applying both would keep only one; rename one of them", kind, ns, name, o.what, where(first.src), first.what)
 			return
 		}

@@ -261,9 +261,9 @@ func checkSerial(c *model.Cluster, v *model.View, z *model.Zone, built *zonefile
 
 // checkDNSSECPolicies: key roles, algorithms, sizes and NSEC3 parameters
 // BIND accepts.
-func checkDNSSECPolicies(c *model.Cluster) diag.Results {
+func checkDNSSECPolicies(clusters []*model.Cluster) diag.Results {
 	var rs diag.Results
-	for _, p := range c.DNSSECPolicies {
+	for _, p := range distinct(clusters, func(c *model.Cluster) []*model.DNSSECPolicy { return c.DNSSECPolicies }) {
 		roles := map[string]int{}
 		for i, k := range p.Spec.Keys {
 			f := fmt.Sprintf("spec.keys[%d]", i)
@@ -443,4 +443,21 @@ func checkZoneFiles(c *model.Cluster) diag.Results {
 		}
 	}
 	return rs
+}
+
+// distinct lists the objects of every cluster once: a shared object (no
+// clusterRef) is in the scope of each cluster of its namespace, and checked
+// once.
+func distinct[T any](clusters []*model.Cluster, of func(*model.Cluster) []*T) []*T {
+	seen := map[*T]bool{}
+	var out []*T
+	for _, c := range clusters {
+		for _, o := range of(c) {
+			if !seen[o] {
+				seen[o] = true
+				out = append(out, o)
+			}
+		}
+	}
+	return out
 }
