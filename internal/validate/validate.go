@@ -20,7 +20,6 @@
 package validate
 
 import (
-
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/render"
