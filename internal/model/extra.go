@@ -361,7 +361,7 @@ func checkOptionValue(s nc.Stmt, kind optKind) error {
 	ok := w.Kind == nc.Bare
 	switch kind {
 	case optBool:
-		ok = ok && (v == "yes" || v == "no" || v == "true" || v == "false" || v == "1" || v == "0")
+		ok = ok && (v == "yes" || v == "no" || v == "true" || v == "false" || v == "1" || v == "0" || boolEnums[s.Name()+" "+v])
 		if !ok {
 			return fmt.Errorf("%q is not a boolean: use yes or no", w.Text)
 		}
@@ -385,6 +385,15 @@ func checkOptionValue(s nc.Stmt, kind optKind) error {
 		}
 	}
 	return nil
+}
+
+// boolEnums are the words besides a boolean that BIND 9.18 takes for a
+// boolean option (each checked with named-checkconf).
+var boolEnums = map[string]bool{
+	"ixfr-from-differences primary": true, "ixfr-from-differences secondary": true,
+	"ixfr-from-differences master": true, "ixfr-from-differences slave": true,
+	"minimal-responses no-auth": true, "minimal-responses no-auth-recursive": true,
+	"zone-statistics full": true, "zone-statistics terse": true,
 }
 
 // ttlStyle is a TTL as BIND reads one (3600, 1h, 1w2d).

@@ -48,6 +48,9 @@ func checkZoneTypes(c *model.Cluster) diag.Results {
 		if (t == v1alpha1.ZoneSecondary || t == v1alpha1.ZoneStub) && len(sp.Primaries) == 0 {
 			rs.Errorf(z.Src, "spec.primaries", "cannot serve %s zone %q without primaries: list the servers to transfer it from in spec.primaries", t, sp.ZoneName)
 		}
+		if t == v1alpha1.ZoneForward && z.Name == "." && len(c.Spec.Forwarders) > 0 {
+			rs.Errorf(z.Src, "spec.zoneName", "cannot forward the root zone and set BindCluster %q spec.forwarders too: named refuses both (\"forwarders declared in root zone and in general configuration\"); keep one", c.Name)
+		}
 		if t == v1alpha1.ZoneForward && len(sp.Forwarders) == 0 {
 			rs.Errorf(z.Src, "spec.forwarders", "cannot forward zone %q without forwarders: list them in spec.forwarders", sp.ZoneName)
 		}
