@@ -110,8 +110,8 @@ var knownOptions = map[string]optKind{
 	"empty-server":                      optAny,
 	"empty-zones-enable":                optBool,
 	"fetch-quota-params":                optNumber,
-	"fetches-per-server":                optNumber,
-	"fetches-per-zone":                  optNumber,
+	"fetches-per-server":                optAny, // a second word too (named-checkconf)
+	"fetches-per-zone":                  optAny, // a second word too (named-checkconf)
 	"flush-zones-on-shutdown":           optBool,
 	"forward":                           optAny,
 	"forwarders":                        optAny,
@@ -196,7 +196,7 @@ var knownOptions = map[string]optKind{
 	"pid-file":                          optString,
 	"port":                              optNumber,
 	"preferred-glue":                    optAny,
-	"prefetch":                          optNumber,
+	"prefetch":                          optAny, // a second word too (named-checkconf)
 	"provide-ixfr":                      optBool,
 	"qname-minimization":                optAny,
 	"query-source":                      optAny,
@@ -228,7 +228,7 @@ var knownOptions = map[string]optKind{
 	"sig-signing-nodes":                 optNumber,
 	"sig-signing-signatures":            optNumber,
 	"sig-signing-type":                  optNumber,
-	"sig-validity-interval":             optNumber,
+	"sig-validity-interval":             optAny, // a second word too (named-checkconf)
 	"sortlist":                          optAny,
 	"stale-answer-client-timeout":       optNumber,
 	"stale-answer-enable":               optBool,
