@@ -259,7 +259,7 @@ func setLocalConfig(doc []byte, ann map[string]string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ko.SetAnnotation(fn.KptLocalConfig, "true"); err != nil {
+	if err := setLocalConfigAnnotation(ko); err != nil {
 		return nil, err
 	}
 	return []byte(ko.String()), nil
@@ -297,6 +297,9 @@ func insertLocalConfig(doc []byte) ([]byte, bool) {
 		}
 		if childIndent < 0 {
 			childIndent = ind
+		}
+		if ind == childIndent && (bytes.HasPrefix(t, []byte(`"annotations"`)) || bytes.HasPrefix(t, []byte(`'annotations'`))) {
+			return nil, false // a quoted key: leave it to the SDK, or it gets a second block
 		}
 		if ind == childIndent && bytes.HasPrefix(t, []byte("annotations:")) {
 			if !bytes.Equal(bytes.TrimRight(t, " \r\n"), []byte("annotations:")) {

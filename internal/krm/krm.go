@@ -22,7 +22,6 @@ import (
 const (
 	legacyPathAnnotation  = "config.kubernetes.io/path"
 	legacyIndexAnnotation = "config.kubernetes.io/index"
-	managedByLabel        = "app.kubernetes.io/managed-by"
 )
 
 // Mode selects what the function does with a clean input.
@@ -81,7 +80,7 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 			continue // replaced by this render
 		case input:
 			if !o.IsLocalConfig() {
-				if err := o.SetAnnotation(fn.KptLocalConfig, "true"); err != nil {
+				if err := setLocalConfigAnnotation(o); err != nil {
 					return false, err
 				}
 			}
@@ -135,7 +134,7 @@ func classify(in *pipeline.Input, rs *diag.Results, h *header, js func() ([]byte
 		}
 		in.Items = append(in.Items, model.Item{Source: src, JSON: b})
 		return input
-	case h.Metadata.Labels[managedByLabel] == objects.ManagedBy:
+	case objects.IsOutput(h.APIVersion, h.Kind, h.Metadata.Name, h.Metadata.Labels):
 		po := render.PrevObject{Src: src, Kind: h.Kind, Annotations: h.Metadata.Annotations}
 		if h.Kind == "Secret" {
 			b, err := js()
@@ -250,4 +249,16 @@ func toKubeObject(o render.Object) (*fn.KubeObject, error) {
 		}
 	}
 	return ko, nil
+}
+
+// setLocalConfigAnnotation marks an input local-config. annotations: null
+// (every entry commented out) is no annotations: the SDK cannot set a key
+// in a null, so the null goes first.
+func setLocalConfigAnnotation(o *fn.KubeObject) error {
+	if len(o.GetAnnotations()) == 0 {
+		if _, err := o.RemoveNestedField("metadata", "annotations"); err != nil {
+			return err
+		}
+	}
+	return o.SetAnnotation(fn.KptLocalConfig, "true")
 }

@@ -115,7 +115,7 @@ func decodeInto[T any](it Item, into *[]Obj[T], rs *diag.Results) error {
 	if err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			rs.Errorf(it.Source, te.Field, "cannot decode: got %s, want %s", te.Value, te.Type)
+			rs.Errorf(it.Source, indexedPath(clean, te), "cannot decode: got %s, want %s", te.Value, te.Type)
 			return nil
 		}
 		return err
@@ -165,4 +165,68 @@ func appendSources[T any](out []diag.Source, objs []Obj[T]) []diag.Source {
 		out = append(out, o.Src)
 	}
 	return out
+}
+
+// indexedPath is a type error's field path with list indices
+// (spec.records[2].name): encoding/json names the field without them
+// (spec.records.name). It walks the object to the first value at that path
+// whose JSON kind is the one the error reports; te.Field when none is found.
+func indexedPath(doc []byte, te *json.UnmarshalTypeError) string {
+	if te.Field == "" {
+		return te.Field
+	}
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return te.Field
+	}
+	if p, ok := findTyped(v, strings.Split(te.Field, "."), te.Value, ""); ok {
+		return p
+	}
+	return te.Field
+}
+
+func findTyped(v any, segs []string, kind, path string) (string, bool) {
+	if arr, ok := v.([]any); ok {
+		for i, e := range arr {
+			if p, ok := findTyped(e, segs, kind, fmt.Sprintf("%s[%d]", path, i)); ok {
+				return p, true
+			}
+		}
+		if len(segs) > 0 || jsonKind(v) != kind {
+			return "", false
+		}
+	}
+	if len(segs) == 0 {
+		return path, jsonKind(v) == kind || strings.HasPrefix(kind, "number") && jsonKind(v) == "number"
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	child, ok := m[segs[0]]
+	if !ok {
+		return "", false
+	}
+	next := segs[0]
+	if path != "" {
+		next = path + "." + segs[0]
+	}
+	return findTyped(child, segs[1:], kind, next)
+}
+
+// jsonKind names a decoded JSON value as UnmarshalTypeError.Value does.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "bool"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "null"
 }

@@ -110,8 +110,8 @@ var knownOptions = map[string]optKind{
 	"empty-server":                      optAny,
 	"empty-zones-enable":                optBool,
 	"fetch-quota-params":                optNumber,
-	"fetches-per-server":                optNumber,
-	"fetches-per-zone":                  optNumber,
+	"fetches-per-server":                optAny, // a second word too (named-checkconf)
+	"fetches-per-zone":                  optAny, // a second word too (named-checkconf)
 	"flush-zones-on-shutdown":           optBool,
 	"forward":                           optAny,
 	"forwarders":                        optAny,
@@ -196,7 +196,7 @@ var knownOptions = map[string]optKind{
 	"pid-file":                          optString,
 	"port":                              optNumber,
 	"preferred-glue":                    optAny,
-	"prefetch":                          optNumber,
+	"prefetch":                          optAny, // a second word too (named-checkconf)
 	"provide-ixfr":                      optBool,
 	"qname-minimization":                optAny,
 	"query-source":                      optAny,
@@ -228,7 +228,7 @@ var knownOptions = map[string]optKind{
 	"sig-signing-nodes":                 optNumber,
 	"sig-signing-signatures":            optNumber,
 	"sig-signing-type":                  optNumber,
-	"sig-validity-interval":             optNumber,
+	"sig-validity-interval":             optAny, // a second word too (named-checkconf)
 	"sortlist":                          optAny,
 	"stale-answer-client-timeout":       optNumber,
 	"stale-answer-enable":               optBool,
@@ -347,6 +347,9 @@ func checkOptionValue(s nc.Stmt, kind optKind) error {
 	if err := walk(s.Words); err != nil {
 		return err
 	}
+	if len(s.Words) < 2 && !s.Block {
+		return fmt.Errorf("it has no value (named: \"unexpected token near ';'\")")
+	}
 	if kind == optAny {
 		return nil
 	}
@@ -358,7 +361,7 @@ func checkOptionValue(s nc.Stmt, kind optKind) error {
 	ok := w.Kind == nc.Bare
 	switch kind {
 	case optBool:
-		ok = ok && (v == "yes" || v == "no" || v == "true" || v == "false" || v == "1" || v == "0")
+		ok = ok && (v == "yes" || v == "no" || v == "true" || v == "false" || v == "1" || v == "0" || boolEnums[s.Name()+" "+v])
 		if !ok {
 			return fmt.Errorf("%q is not a boolean: use yes or no", w.Text)
 		}
@@ -382,6 +385,15 @@ func checkOptionValue(s nc.Stmt, kind optKind) error {
 		}
 	}
 	return nil
+}
+
+// boolEnums are the words besides a boolean that BIND 9.18 takes for a
+// boolean option (each checked with named-checkconf).
+var boolEnums = map[string]bool{
+	"ixfr-from-differences primary": true, "ixfr-from-differences secondary": true,
+	"ixfr-from-differences master": true, "ixfr-from-differences slave": true,
+	"minimal-responses no-auth": true, "minimal-responses no-auth-recursive": true,
+	"zone-statistics full": true, "zone-statistics terse": true,
 }
 
 // ttlStyle is a TTL as BIND reads one (3600, 1h, 1w2d).

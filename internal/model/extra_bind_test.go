@@ -60,6 +60,11 @@ func TestExtraOptionsBIND(t *testing.T) {
 		ok    bool
 	}{
 		{"minimal-responses yes # trailing comment", true},
+		{"minimal-responses no-auth-recursive", true},
+		{"ixfr-from-differences primary", true},
+		{"zone-statistics terse", true},
+		{"prefetch 2 9", true},
+		{"fetches-per-zone 400 drop", true},
 		{"max-cache-size 64m // cache", true},
 		{"max-cache-ttl PT1H", true},
 		{"lame-ttl 10m", true},

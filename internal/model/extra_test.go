@@ -31,6 +31,8 @@ var extraCases = map[string]struct {
 	"owned":            {reason: "bind-fn renders allow-transfer itself", in: []string{"allow-transfer { any; }"}, wantErr: `cannot set "allow-transfer"`},
 	"bool shape":       {reason: "named: boolean expected", in: []string{"minimal-any maybe"}, wantErr: `is not a boolean`},
 	"number shape":     {reason: "named: expected number", in: []string{"transfers-in ten"}, wantErr: `is not a number`},
+	"no value":         {reason: "named: expected number near ';' (differential extra-option-missing-value)", in: []string{"edns-udp-size"}, wantErr: `has no value`},
+	"list no value":    {reason: "a list option without its list", in: []string{"blackhole"}, wantErr: `has no value`},
 	"two values":       {reason: "a one-value option with two", in: []string{"minimal-any yes no"}, wantErr: `exactly one value`},
 	"string shape":     {reason: "named: expected quoted string", in: []string{"server-id none2"}, wantErr: `takes a quoted string`},
 	"duration shape":   {reason: "named: expected ISO 8601 duration or TTL value", in: []string{"max-cache-ttl P1H"}, wantErr: `is not a duration`},

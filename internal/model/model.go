@@ -38,6 +38,10 @@ type Cluster struct {
 	HasViews bool
 	// ExtraOptions are spec.extraOptions, parsed and checked, sorted by name.
 	ExtraOptions []nc.Stmt
+	// The spec's lists, parsed (bad elements reported and left out):
+	// AllowRecursion has its default (localnets, localhost) when empty.
+	AllowQuery, AllowRecursion, RateLimitExempt AML
+	Forwarders                                  Servers
 }
 
 // ACL is a named address match list.
@@ -45,6 +49,8 @@ type ACL struct {
 	Src      diag.Source
 	Name     string
 	Elements []string
+	// List is Elements, parsed.
+	List AML
 }
 
 // Key is a TSIG key known to the cluster.
@@ -82,6 +88,9 @@ type View struct {
 	MatchClients      []string
 	MatchDestinations []string
 	Recursion         *bool
+	// MatchClientsList (any when empty) and MatchDestinationsList are the
+	// lists, parsed.
+	MatchClientsList, MatchDestinationsList AML
 	// TransferKey is presented by the secondaries to transfer every zone of
 	// the view and signs the primary's NOTIFYs.
 	TransferKey *Key
@@ -95,6 +104,8 @@ type Catalog struct {
 	Src              diag.Source
 	ZoneName         string // canonical, trailing dot
 	DefaultPrimaries []string
+	// DefaultPrimariesList is DefaultPrimaries, parsed.
+	DefaultPrimariesList Servers
 }
 
 // Zone is a resolved zone.
@@ -112,6 +123,9 @@ type Zone struct {
 	DNSSEC      *DNSSECPolicy
 	// CatalogMember: listed in the view's catalog (secondaries get it from there).
 	CatalogMember bool
+	// The spec's lists, parsed (bad elements reported and left out).
+	AllowTransfer, AllowQuery         AML
+	Primaries, AlsoNotify, Forwarders Servers
 }
 
 // Writable reports whether named must write the zone file (dynamic or signed).

@@ -122,6 +122,16 @@ func (b *builder) clustersPass() {
 		}
 		c := &Cluster{Src: o.Src, Name: k.name, Namespace: k.ns, Spec: spec}
 		c.ExtraOptions = ParseExtraOptions(o.Src, spec.ExtraOptions, &b.rs)
+		c.AllowQuery = parseAML(&b.rs, o.Src, "spec.allowQuery", spec.AllowQuery)
+		rec := spec.AllowRecursion
+		if len(rec) == 0 {
+			rec = []string{"localnets", "localhost"}
+		}
+		c.AllowRecursion = parseAML(&b.rs, o.Src, "spec.allowRecursion", rec)
+		if spec.RateLimit != nil {
+			c.RateLimitExempt = parseAML(&b.rs, o.Src, "spec.rateLimit.exempt", spec.RateLimit.Exempt)
+		}
+		c.Forwarders = parseServers(&b.rs, o.Src, "spec.forwarders", spec.Forwarders)
 		b.clusters[k] = c
 		b.checkClusterDomain(c)
 	}
@@ -178,7 +188,7 @@ func (b *builder) scopedPass() {
 	for _, o := range b.set.ACLs {
 		sp := o.Obj.Spec
 		name, _ := o.Obj.ConfName()
-		a := &ACL{Src: o.Src, Name: name, Elements: sp.Addresses}
+		a := &ACL{Src: o.Src, Name: name, Elements: sp.Addresses, List: parseAML(&b.rs, o.Src, "spec.addresses", sp.Addresses)}
 		for _, c := range b.inScope(o.Src, sp.ClusterRef) {
 			addScoped(b.acls, c, o.Src.Ref.Name, a)
 		}
@@ -213,6 +223,12 @@ func (b *builder) viewsPass() {
 		}
 		sp := o.Obj.Spec
 		v := &View{Src: o.Src, Name: sp.ViewName, Order: sp.Order, MatchClients: sp.MatchClients, MatchDestinations: sp.MatchDestinations, Recursion: sp.Recursion}
+		mc := sp.MatchClients
+		if len(mc) == 0 {
+			mc = []string{"any"}
+		}
+		v.MatchClientsList = parseAML(&b.rs, o.Src, "spec.matchClients", mc)
+		v.MatchDestinationsList = parseAML(&b.rs, o.Src, "spec.matchDestinations", sp.MatchDestinations)
 		if v.Name == "" {
 			v.Name = o.Src.Ref.Name
 		}
@@ -269,11 +285,16 @@ func (b *builder) catalogsPass() {
 		if !ok {
 			continue
 		}
+		if strings.TrimSpace(o.Obj.Spec.ZoneName) == "" {
+			b.rs.Errorf(o.Src, "spec.zoneName", "spec.zoneName is required: name the catalog zone (catalog.invalid, say); empty it would be the root zone")
+			continue
+		}
 		if v.Catalog != nil {
 			b.rs.Errorf(o.Src, "metadata.name", "a second catalog zone for BindCluster %q%s: %s already is its catalog; keep one", c.Name, viewSuffix(v), v.Catalog.Src.Ref)
 			continue
 		}
-		v.Catalog = &Catalog{Src: o.Src, ZoneName: CanonicalName(o.Obj.Spec.ZoneName), DefaultPrimaries: o.Obj.Spec.DefaultPrimaries}
+		v.Catalog = &Catalog{Src: o.Src, ZoneName: CanonicalName(o.Obj.Spec.ZoneName), DefaultPrimaries: o.Obj.Spec.DefaultPrimaries,
+			DefaultPrimariesList: parseServers(&b.rs, o.Src, "spec.defaultPrimaries", o.Obj.Spec.DefaultPrimaries)}
 		if ref := o.Obj.Spec.TransferKeyRef; ref != "" {
 			v.TransferKey = b.key(c, o.Src, "spec.transferKeyRef", ref)
 		}
@@ -319,12 +340,27 @@ func (b *builder) zonesPass() {
 		if !ok {
 			continue
 		}
+		if strings.TrimSpace(sp.ZoneName) == "" {
+			b.rs.Errorf(o.Src, "spec.zoneName", "spec.zoneName is required: name the zone (write \".\" for the root zone)")
+			continue
+		}
 		z := &Zone{Src: o.Src, Name: CanonicalName(sp.ZoneName), Spec: sp, View: v}
 		if prev := seen[zk{v, z.Name}]; prev != nil {
 			b.rs.Errorf(o.Src, "spec.zoneName", "zone %q is already defined by %s%s: one BindZone per zone and view", strings.TrimSuffix(z.Name, "."), prev.Src.Ref, viewSuffix(v))
 			continue
 		}
 		seen[zk{v, z.Name}] = z
+		switch sp.Type {
+		case v1alpha1.ZonePrimary, v1alpha1.ZoneSecondary, v1alpha1.ZoneStub, v1alpha1.ZoneForward:
+		default:
+			b.rs.Errorf(o.Src, "spec.type", "unknown zone type %q: use primary, secondary, forward or stub", sp.Type)
+			continue
+		}
+		z.AllowTransfer = parseAML(&b.rs, o.Src, "spec.allowTransfer", sp.AllowTransfer)
+		z.AllowQuery = parseAML(&b.rs, o.Src, "spec.allowQuery", sp.AllowQuery)
+		z.Primaries = parseServers(&b.rs, o.Src, "spec.primaries", sp.Primaries)
+		z.AlsoNotify = parseServers(&b.rs, o.Src, "spec.alsoNotify", sp.AlsoNotify)
+		z.Forwarders = parseServers(&b.rs, o.Src, "spec.forwarders", sp.Forwarders)
 		if sp.DynamicUpdate || sp.UpdateKeyRef != "" {
 			z.UpdateKey = b.key(c, o.Src, "spec.updateKeyRef", sp.UpdateKeyRef)
 		}
@@ -374,6 +410,10 @@ func (b *builder) policiesPass() {
 		}
 		v, ok := b.view(c, o.Src, o.Obj.Spec.ViewRef)
 		if !ok {
+			continue
+		}
+		if strings.TrimSpace(o.Obj.Spec.ZoneName) == "" {
+			b.rs.Errorf(o.Src, "spec.zoneName", "spec.zoneName is required: name the response policy zone (rpz.invalid, say); empty it would be the root zone")
 			continue
 		}
 		v.Policies = append(v.Policies, &Policy{Src: o.Src, ZoneName: CanonicalName(o.Obj.Spec.ZoneName), Spec: *o.Obj.Spec.DeepCopy()})

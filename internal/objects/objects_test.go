@@ -468,50 +468,6 @@ func TestNewKeyMaterial(t *testing.T) {
 	}
 }
 
-func TestValidate(t *testing.T) {
-	lb := corev1.ServiceTypeLoadBalancer
-	cls := "x"
-	cases := map[string]struct {
-		reason string
-		spec   v1alpha1.BindClusterSpec
-		views  []*model.View
-		want   []string // "severity field"
-	}{
-		"Clean":        {reason: "defaults are fine", spec: v1alpha1.BindClusterSpec{}},
-		"Full":         {reason: "the full fixture is fine", spec: fullCluster().Spec},
-		"BadSize":      {reason: "size not a quantity", spec: v1alpha1.BindClusterSpec{Storage: &v1alpha1.StorageSpec{Size: "lots"}}, want: []string{"error spec.storage.size"}},
-		"ZeroSize":     {reason: "size zero", spec: v1alpha1.BindClusterSpec{Storage: &v1alpha1.StorageSpec{Size: "0"}}, want: []string{"error spec.storage.size"}},
-		"HiddenAlone":  {reason: "hidden primary without a secondary", spec: v1alpha1.BindClusterSpec{HiddenPrimary: true, Replicas: 1}, want: []string{"error spec.hiddenPrimary"}},
-		"MetricsOn53":  {reason: "metrics port clashes with DNS", spec: v1alpha1.BindClusterSpec{Agent: &v1alpha1.AgentSpec{MetricsPort: 53}}, want: []string{"error spec.agent.metricsPort"}},
-		"MetricsRNDC":  {reason: "metrics port clashes with rndc", spec: v1alpha1.BindClusterSpec{Agent: &v1alpha1.AgentSpec{MetricsPort: 953}}, want: []string{"error spec.agent.metricsPort"}},
-		"ETPClusterIP": {reason: "ETP on ClusterIP is refused by the API server", spec: v1alpha1.BindClusterSpec{Service: &v1alpha1.ClusterServiceSpec{ExternalTrafficPolicy: "Local"}}, want: []string{"error spec.service.externalTrafficPolicy"}},
-		"ETPClusterWithViews": {reason: "explicit Cluster hides client addresses views need",
-			spec:  v1alpha1.BindClusterSpec{Service: &v1alpha1.ClusterServiceSpec{Type: lb, ExternalTrafficPolicy: "Cluster"}},
-			views: []*model.View{{Name: "a", MatchClients: []string{"10.0.0.0/8"}}},
-			want:  []string{"warning spec.service.externalTrafficPolicy"}},
-		"LBFieldsOnClusterIP": {reason: "LB fields ignored on a ClusterIP primary Service",
-			spec: v1alpha1.BindClusterSpec{PrimaryService: &v1alpha1.ClusterServiceSpec{LoadBalancerIP: "192.0.2.1", LoadBalancerClass: &cls}},
-			want: []string{"warning spec.primaryService.loadBalancerIP", "warning spec.primaryService.loadBalancerClass"}},
-		"Headless":    {reason: "clusterIP None on a VIP", spec: v1alpha1.BindClusterSpec{Service: &v1alpha1.ClusterServiceSpec{ClusterIP: "None"}}, want: []string{"error spec.service.clusterIP"}},
-		"UnknownType": {reason: "ExternalName is not a DNS VIP", spec: v1alpha1.BindClusterSpec{Service: &v1alpha1.ClusterServiceSpec{Type: "ExternalName"}}, want: []string{"error spec.service.type"}},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			c := &model.Cluster{Src: src("dns"), Name: "dns", Spec: defaulted(tc.spec), HasViews: tc.views != nil, Views: tc.views}
-			var got []string
-			for _, r := range Validate(c) {
-				if r.Source != c.Src || r.Message == "" {
-					t.Errorf("unlocated result %v", r)
-				}
-				got = append(got, string(r.Severity)+" "+r.Field)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
-}
-
 // TestKeyFilesCheckconf runs named-checkconf over a generated key.conf and
 // rndc.key: BIND must accept what the agent includes.
 func TestKeyFilesCheckconf(t *testing.T) {

@@ -50,7 +50,7 @@ func ipFamilyPolicy(c *model.Cluster) *corev1.IPFamilyPolicy {
 // It also carries the metrics port, for a ServiceMonitor/PodMonitor.
 func HeadlessService(c *model.Cluster) *corev1.Service {
 	ports := append(dnsServicePorts(), corev1.ServicePort{
-		Name: PortMetrics, Protocol: corev1.ProtocolTCP, Port: metricsPort(c), TargetPort: intstr.FromString(PortMetrics),
+		Name: PortMetrics, Protocol: corev1.ProtocolTCP, Port: MetricsPort(c), TargetPort: intstr.FromString(PortMetrics),
 	})
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
@@ -171,7 +171,8 @@ func ClientAddressesMatter(c *model.Cluster) bool {
 	return false
 }
 
-func metricsPort(c *model.Cluster) int32 {
+// MetricsPort is the agent's metrics port (default applied).
+func MetricsPort(c *model.Cluster) int32 {
 	if c.Spec.Agent != nil && c.Spec.Agent.MetricsPort != 0 {
 		return c.Spec.Agent.MetricsPort
 	}

@@ -82,7 +82,7 @@ func AgentCommand(c *model.Cluster) []string {
 	cmd := []string{
 		layout.AgentBin, "run",
 		"--config", layout.ConfigFile(layout.AgentConfig),
-		"--listen", ":" + strconv.Itoa(int(metricsPort(c))),
+		"--listen", ":" + strconv.Itoa(int(MetricsPort(c))),
 	}
 	if c.Spec.HiddenPrimary {
 		// On ordinal 0, /readyz answers 503: see ServeService.
@@ -261,7 +261,7 @@ func named(c *model.Cluster, mounts []corev1.VolumeMount) corev1.Container {
 		Ports: []corev1.ContainerPort{
 			{Name: PortDNS, ContainerPort: DNSPort, Protocol: corev1.ProtocolUDP},
 			{Name: PortDNSTCP, ContainerPort: DNSPort, Protocol: corev1.ProtocolTCP},
-			{Name: PortMetrics, ContainerPort: metricsPort(c), Protocol: corev1.ProtocolTCP},
+			{Name: PortMetrics, ContainerPort: MetricsPort(c), Protocol: corev1.ProtocolTCP},
 		},
 		Resources: *c.Spec.Resources.DeepCopy(),
 		// The agent answers /healthz as soon as it runs; a big zone set may

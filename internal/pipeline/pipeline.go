@@ -39,30 +39,16 @@ func Run(in Input, opt render.Options) ([]render.Object, diag.Results) {
 	rs = append(rs, validate.Check(set, clusters, prev)...)
 	if rs.HasErrors() {
 		rs.Sort()
-		return nil, dedupe(rs)
+		return nil, rs
 	}
 	objs, rrs := render.Render(clusters, prev, opt)
 	rs = append(rs, rrs...)
 	rs = append(rs, validate.CheckRendered(clusters, objs)...)
 	rs.Sort()
-	rs = dedupe(rs)
 	if rs.HasErrors() {
 		return nil, rs
 	}
 	return objs, rs
-}
-
-// dedupe drops repeated results (the same problem found by two roles'
-// renders, say). rs must be sorted.
-func dedupe(rs diag.Results) diag.Results {
-	out := rs[:0]
-	for i, r := range rs {
-		if i > 0 && r == rs[i-1] {
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 // parallelDecode is the number of items from which decode splits the work.

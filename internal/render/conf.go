@@ -82,7 +82,7 @@ func namedConf(c *model.Cluster, role Role, plan *confPlan) ([]byte, diag.Result
 	))
 	f.Add(b.logging())
 	for _, a := range c.ACLs {
-		f.Add(nc.B([]nc.Word{nc.Kw("acl"), nc.Str(a.Name)}, b.aml(a.Src, "spec.addresses", a.Elements)...))
+		f.Add(nc.B([]nc.Word{nc.Kw("acl"), nc.Str(a.Name)}, a.List.Stmts()...))
 	}
 	for _, p := range c.DNSSECPolicies {
 		f.Add(b.dnssecPolicy(p))
@@ -130,39 +130,14 @@ func (b *confBuilder) logging() nc.Stmt {
 	return nc.B([]nc.Word{nc.Kw("logging")}, body...)
 }
 
-// aml renders a user address match list, each bad element a located error.
-func (b *confBuilder) aml(src diag.Source, field string, elems []string) []nc.Stmt {
-	stmts, errs := nc.ParseAML(elems)
-	for i, err := range errs {
-		if err != nil {
-			b.rs.Errorf(src, fmt.Sprintf("%s[%d]", field, i), "%v", err)
-		}
-	}
-	var out []nc.Stmt
-	for i, s := range stmts {
-		if i < len(errs) && errs[i] != nil {
-			continue
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// servers renders user server entries (forwarders, primaries, also-notify).
-func (b *confBuilder) servers(src diag.Source, field string, entries []string) []nc.Stmt {
-	return b.keyedServers(src, field, entries, "")
-}
+// servers renders server entries (forwarders, primaries, also-notify).
+func servers(list model.Servers) []nc.Stmt { return keyedServers(list, "") }
 
 // keyedServers renders server entries; key, when set, signs every entry that
 // does not name its own.
-func (b *confBuilder) keyedServers(src diag.Source, field string, entries []string, key string) []nc.Stmt {
-	var out []nc.Stmt
-	for i, e := range entries {
-		se, err := nc.ParseServerEntry(e)
-		if err != nil {
-			b.rs.Errorf(src, fmt.Sprintf("%s[%d]", field, i), "%v", err)
-			continue
-		}
+func keyedServers(list model.Servers, key string) []nc.Stmt {
+	out := make([]nc.Stmt, 0, len(list))
+	for _, se := range list {
 		if se.Key == "" {
 			se.Key = key
 		}
@@ -202,23 +177,19 @@ func (b *confBuilder) options() nc.Stmt {
 		// key (readiness, serials): that key always gets through, never
 		// loopback (any process of the pod could use it).
 		var aq []nc.Stmt
-		if !admitsAll(sp.AllowQuery) {
+		if !c.AllowQuery.AdmitsAll() {
 			aq = b.transferKeys()
 		}
-		aq = append(aq, b.aml(c.Src, "spec.allowQuery", sp.AllowQuery)...)
+		aq = append(aq, c.AllowQuery.Stmts()...)
 		o = append(o, nc.S(nc.Kw("allow-query"), nc.L(aq...)))
 	} else {
 		o = append(o, nc.S(nc.Kw("allow-query"), nc.L(nc.S(nc.Kw("any")))))
 	}
 	if sp.Mode == v1alpha1.ModeResolver {
 		o = append(o, nc.S(nc.Kw("recursion"), nc.Kw("yes")))
-		rec := sp.AllowRecursion
-		if len(rec) == 0 {
-			rec = []string{"localnets", "localhost"}
-		}
-		o = append(o, nc.S(nc.Kw("allow-recursion"), nc.L(b.aml(c.Src, "spec.allowRecursion", rec)...)))
+		o = append(o, nc.S(nc.Kw("allow-recursion"), nc.L(c.AllowRecursion.Stmts()...)))
 		if len(sp.Forwarders) > 0 {
-			o = append(o, nc.S(nc.Kw("forwarders"), nc.L(b.servers(c.Src, "spec.forwarders", sp.Forwarders)...)))
+			o = append(o, nc.S(nc.Kw("forwarders"), nc.L(servers(c.Forwarders)...)))
 			if sp.ForwardOnly {
 				o = append(o, nc.S(nc.Kw("forward"), nc.Kw("only")))
 			} else {
@@ -269,7 +240,7 @@ func (b *confBuilder) options() nc.Stmt {
 		// a /24 and would be dropped as a flood: exempt them by the ACL the
 		// agent writes beside the server lists.
 		exempt := []nc.Stmt{nc.S(nc.Str(layout.PeersACL))}
-		exempt = append(exempt, b.aml(c.Src, "spec.rateLimit.exempt", rl.Exempt)...)
+		exempt = append(exempt, c.RateLimitExempt.Stmts()...)
 		body = append(body, nc.S(nc.Kw("exempt-clients"), nc.L(exempt...)))
 		o = append(o, nc.B([]nc.Word{nc.Kw("rate-limit")}, body...))
 	}
@@ -335,7 +306,7 @@ const (
 // every entry of the list itself.
 func (b *confBuilder) catalogPrimaries(v *model.View) []nc.Stmt {
 	out := []nc.Stmt{nc.S(nc.Str(layout.PrimaryListName(v.Name)))}
-	return append(out, b.servers(v.Catalog.Src, "spec.defaultPrimaries", v.Catalog.DefaultPrimaries)...)
+	return append(out, servers(v.Catalog.DefaultPrimariesList)...)
 }
 
 func (b *confBuilder) viewBody(v *model.View) []nc.Stmt {
@@ -354,14 +325,10 @@ func (b *confBuilder) viewBody(v *model.View) []nc.Stmt {
 			match = append(match, nc.S(nc.Kw("!"), nc.Kw("key"), nc.Str(k)))
 		}
 	}
-	mc := v.MatchClients
-	if len(mc) == 0 {
-		mc = []string{"any"}
-	}
-	match = append(match, b.aml(v.Src, "spec.matchClients", mc)...)
+	match = append(match, v.MatchClientsList.Stmts()...)
 	body := []nc.Stmt{nc.S(nc.Kw("match-clients"), nc.L(match...))}
 	if len(v.MatchDestinations) > 0 {
-		body = append(body, nc.S(nc.Kw("match-destinations"), nc.L(b.aml(v.Src, "spec.matchDestinations", v.MatchDestinations)...)))
+		body = append(body, nc.S(nc.Kw("match-destinations"), nc.L(v.MatchDestinationsList.Stmts()...)))
 	}
 	if v.Recursion != nil {
 		body = append(body, nc.S(nc.Kw("recursion"), yesNo(*v.Recursion)))
@@ -472,10 +439,10 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 		)
 		xfr := []nc.Stmt{nc.S(nc.Kw("key"), nc.Str(v.TransferKey.KeyName))}
 		xfr = append(xfr, updateKeyTransfer(v, z)...)
-		xfr = append(xfr, b.aml(z.Src, "spec.allowTransfer", sp.AllowTransfer)...)
+		xfr = append(xfr, z.AllowTransfer.Stmts()...)
 		body = append(body, nc.S(nc.Kw("allow-transfer"), nc.L(xfr...)))
 		notify := []nc.Stmt{nc.S(nc.Str(layout.SecondariesListName(v.Name)))}
-		notify = append(notify, b.servers(z.Src, "spec.alsoNotify", sp.AlsoNotify)...)
+		notify = append(notify, servers(z.AlsoNotify)...)
 		body = append(body,
 			nc.S(nc.Kw("notify"), nc.Kw("explicit")),
 			nc.S(nc.Kw("also-notify"), nc.L(notify...)),
@@ -501,7 +468,7 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 		if z.TransferKey != nil {
 			key = z.TransferKey.KeyName
 		}
-		prim := b.keyedServers(z.Src, "spec.primaries", sp.Primaries, key)
+		prim := keyedServers(z.Primaries, key)
 		body = append(body,
 			nc.S(nc.Kw("type"), nc.Kw(typ)),
 			nc.S(nc.Kw("file"), nc.Str(secondaryFile(v, z))),
@@ -516,25 +483,15 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 		body = append(body,
 			nc.S(nc.Kw("type"), nc.Kw("forward")),
 			nc.S(nc.Kw("forward"), nc.Kw(fwd)),
-			nc.S(nc.Kw("forwarders"), nc.L(b.servers(z.Src, "spec.forwarders", sp.Forwarders)...)),
+			nc.S(nc.Kw("forwarders"), nc.L(servers(z.Forwarders)...)),
 		)
-	default:
-		b.rs.Errorf(z.Src, "spec.type", "unknown zone type %q: use primary, secondary, forward or stub", sp.Type)
+	default: // the model refuses other types
 		return nc.Stmt{}, false
 	}
 	if aq := b.zoneAllowQuery(v, z); len(aq) > 0 {
 		body = append(body, nc.S(nc.Kw("allow-query"), nc.L(aq...)))
 	}
 	return nc.B(head, body...), true
-}
-
-// admitsAll reports whether an address match list starts with "any".
-func admitsAll(list []string) bool {
-	if len(list) == 0 {
-		return true
-	}
-	el, err := nc.ParseElement(list[0])
-	return err == nil && !el.Negated && el.Builtin == "any"
 }
 
 // transferKeys are key elements for every view's transfer key, sorted.
@@ -569,25 +526,25 @@ func (b *confBuilder) zoneAllowQuery(v *model.View, z *model.Zone) []nc.Stmt {
 	if sp.Type == v1alpha1.ZoneForward {
 		return nil
 	}
-	src, field, list := z.Src, "spec.allowQuery", sp.AllowQuery
+	list := z.AllowQuery
 	update := b.role == Primary && sp.Type == v1alpha1.ZonePrimary && sp.DynamicUpdate && z.UpdateKey != nil
-	if len(list) == 0 {
+	if len(sp.AllowQuery) == 0 {
 		if !update || len(b.c.Spec.AllowQuery) == 0 {
 			return nil
 		}
-		src, field, list = b.c.Src, "spec.allowQuery", b.c.Spec.AllowQuery
+		list = b.c.AllowQuery
 	}
-	if admitsAll(list) {
+	if list.AdmitsAll() {
 		if len(sp.AllowQuery) == 0 {
 			return nil
 		}
-		return b.aml(src, field, list)
+		return list.Stmts()
 	}
 	out := []nc.Stmt{nc.S(nc.Kw("key"), nc.Str(v.TransferKey.KeyName))}
 	if update && z.UpdateKey.KeyName != v.TransferKey.KeyName {
 		out = append(out, nc.S(nc.Kw("key"), nc.Str(z.UpdateKey.KeyName)))
 	}
-	return append(out, b.aml(src, field, list)...)
+	return append(out, list.Stmts()...)
 }
 
 // secondaryFile is where named keeps a transferred zone.
@@ -595,40 +552,8 @@ func secondaryFile(v *model.View, z *model.Zone) string {
 	return layout.DataDir + "/" + secondaryDir + "/" + fileName("db", v.Name, z.Name)
 }
 
-// fileName maps a view and zone name to a file name that is also a valid
-// ConfigMap key ([-._a-zA-Z0-9]+): anything else is hex-escaped as _xx.
-// prefix tells zones (db), catalogs (catalog) and policy zones (rpz) apart.
-func fileName(prefix, view, zone string) string {
-	var b strings.Builder
-	b.WriteString(prefix)
-	b.WriteString(".")
-	if view != "" {
-		b.WriteString(escapeName(view))
-		b.WriteString("_")
-	}
-	if zone == "." {
-		b.WriteString("_2e") // the root zone; "_" is escaped in every other name
-	} else {
-		b.WriteString(escapeName(bare(zone)))
-	}
-	return b.String()
-}
-
-func escapeName(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case ch >= 'a' && ch <= 'z', ch >= '0' && ch <= '9', ch == '.', ch == '-':
-			b.WriteByte(ch)
-		case ch >= 'A' && ch <= 'Z':
-			b.WriteByte(ch + 'a' - 'A')
-		default:
-			fmt.Fprintf(&b, "_%02x", ch)
-		}
-	}
-	return b.String()
-}
+// fileName is model.ZoneFileName.
+func fileName(prefix, view, zone string) string { return model.ZoneFileName(prefix, view, zone) }
 
 func (b *confBuilder) dnssecPolicy(p *model.DNSSECPolicy) nc.Stmt {
 	sp := p.Spec

@@ -3,12 +3,13 @@ package render
 import (
 	"encoding/base64"
 	"encoding/json"
-	"regexp"
+
 	"strings"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
@@ -69,8 +70,6 @@ func (p *Previous) zoneState(c *model.Cluster) map[string]zonefile.State {
 	return p.zones[c.Namespace+"/"+layout.ConfigMapName(c.Name)]
 }
 
-var keySecret = regexp.MustCompile(`secret\s+"([A-Za-z0-9+/=]+)"`)
-
 // secretMaterial returns the key material of a previously rendered Secret:
 // its `secret` key, or the secret inside its key statement (rndc.key).
 func (p *Previous) secretMaterial(ns, name string) []byte {
@@ -80,8 +79,9 @@ func (p *Previous) secretMaterial(ns, name string) []byte {
 	}
 	text := string(d["secret"])
 	if text == "" {
-		if m := keySecret.FindStringSubmatch(string(d[layout.RNDCKeyFile])); m != nil {
-			text = m[1]
+		// The one named.conf lexer reads the key statement.
+		if keys, err := nc.ParseKeys(string(d[layout.RNDCKeyFile])); err == nil && len(keys) > 0 {
+			text = keys[0].Secret
 		}
 	}
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(text))

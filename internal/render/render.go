@@ -49,7 +49,6 @@ func Render(clusters []*model.Cluster, prev *Previous, opt Options) ([]Object, d
 	var rs diag.Results
 	seen := map[string]bool{}
 	for _, c := range clusters {
-		rs = append(rs, objects.Validate(c)...)
 		objs, crs := renderCluster(c, prev, opt)
 		rs = append(rs, crs...)
 		for _, o := range objs {

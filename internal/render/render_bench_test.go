@@ -26,7 +26,7 @@ func BenchmarkNamedConf(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				for _, c := range clusters {
-					if rs := render.CheckConf(c); rs.HasErrors() {
+					if _, _, rs := render.NamedConfs(c); rs.HasErrors() {
 						b.Fatal(rs)
 					}
 				}

@@ -59,6 +59,15 @@ func buildZones(c *model.Cluster, prev *Previous) *zoneSet {
 			zs.policy(v, p)
 		}
 	}
+	// A zone removed from the input keeps its serial and hash in the
+	// state: restored later, it continues from there. Restarting at 1
+	// would leave every secondary that kept the higher serial on the old
+	// data for good.
+	for k, st := range zs.prevState {
+		if _, ok := zs.state[k]; !ok {
+			zs.state[k] = st
+		}
+	}
 	return zs
 }
 
@@ -83,7 +92,7 @@ func (zs *zoneSet) catalog(v *model.View) {
 		return
 	}
 	cz, rs := zonefile.ViewCatalog(v)
-	zs.rs = append(zs.rs, rs...)
+	zs.failed(rs)
 	if cz != nil {
 		zs.add(stateKey(v.Name, v.Catalog.ZoneName), v.Catalog.Src, cz, nil, fileName("catalog", v.Name, v.Catalog.ZoneName),
 			func(p string) { zs.plan.catalogs[v.Name] = p })
@@ -92,7 +101,7 @@ func (zs *zoneSet) catalog(v *model.View) {
 
 func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone) {
 	built, rs := zs.prev.BuildZone(z)
-	zs.rs = append(zs.rs, rs...)
+	zs.failed(rs)
 	if built == nil {
 		return
 	}
@@ -131,7 +140,7 @@ func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone) {
 
 func (zs *zoneSet) policy(v *model.View, p *model.Policy) {
 	pz, rs := zonefile.Policy(p)
-	zs.rs = append(zs.rs, rs...)
+	zs.failed(rs)
 	if pz == nil {
 		return
 	}
@@ -153,4 +162,15 @@ func (zs *zoneSet) shard() []map[string]string {
 	}
 	sort.Slice(zs.seeds, func(i, j int) bool { return zs.seeds[i].Dest < zs.seeds[j].Dest })
 	return shards
+}
+
+// failed keeps the errors of a zone build: the validator reported every
+// result of the same build before the render (warnings included), so only
+// an error, which means the render runs on input nobody validated, stops it.
+func (zs *zoneSet) failed(rs diag.Results) {
+	for _, r := range rs {
+		if r.Severity == diag.Error {
+			zs.rs = append(zs.rs, r)
+		}
+	}
 }

@@ -121,6 +121,9 @@ func checkGeneratedNames(c *model.Cluster) diag.Results {
 		if v.TransferKey != nil && v.TransferKey.Internal && viewName(v.Name) == nil {
 			if err := secretName(v.TransferKey.SecretName); err != nil {
 				rs.Errorf(v.Src, "metadata.name", "cannot name the generated transfer key Secret %q: %v; shorten the view or cluster name, or set a catalog transferKeyRef", v.TransferKey.SecretName, err)
+			} else if err := keyName(v.TransferKey.KeyName); err != nil {
+				// A TSIG key name is a domain name: a label of at most 63.
+				rs.Errorf(v.Src, "metadata.name", "cannot name the generated transfer key %q: %v; shorten the view or cluster name, or set a catalog transferKeyRef", v.TransferKey.KeyName, err)
 			}
 		}
 	}
@@ -251,8 +254,25 @@ func checkKeyRefsInLists(c *model.Cluster) diag.Results {
 // one named-checkconf may pass but named exits on ("acl loop detected").
 // Each loop is reported once, on the element of the first ACL (by name)
 // that closes it.
-func checkACLLoops(c *model.Cluster) diag.Results {
+func checkACLLoops(clusters []*model.Cluster) diag.Results {
 	var rs diag.Results
+	type at struct {
+		acl *model.ACL
+		i   int
+	}
+	reported := map[at]bool{} // a loop of shared ACLs is in every cluster's scope
+	for _, c := range clusters {
+		checkACLLoopsIn(c, func(a *model.ACL, i int, format string, args ...any) {
+			if !reported[at{a, i}] {
+				reported[at{a, i}] = true
+				rs.Errorf(a.Src, fmt.Sprintf("spec.addresses[%d]", i), format, args...)
+			}
+		})
+	}
+	return rs
+}
+
+func checkACLLoopsIn(c *model.Cluster, report func(a *model.ACL, i int, format string, args ...any)) {
 	byName := map[string]*model.ACL{}
 	for _, a := range c.ACLs {
 		byName[strings.ToLower(a.Name)] = a
@@ -295,7 +315,7 @@ func checkACLLoops(c *model.Cluster) diag.Results {
 					names = append(names, fmt.Sprintf("%q", p.Name))
 				}
 				names = append(names, fmt.Sprintf("%q", next.Name))
-				rs.Errorf(a.Src, fmt.Sprintf("spec.addresses[%d]", i), "cannot include ACL %q in ACL %q: it closes a loop (%s) and named exits with \"acl loop detected\"; remove one of the references", el.ACL, a.Name, strings.Join(names, " -> "))
+				report(a, i, "cannot include ACL %q in ACL %q: it closes a loop (%s) and named exits with \"acl loop detected\"; remove one of the references", el.ACL, a.Name, strings.Join(names, " -> "))
 			}
 		}
 		path = path[:len(path)-1]
@@ -306,7 +326,6 @@ func checkACLLoops(c *model.Cluster) diag.Results {
 			visit(a)
 		}
 	}
-	return rs
 }
 
 // checkViewKeys: a key that selects a view belongs to one view (DESIGN

@@ -1,15 +1,27 @@
 // Package validate holds the invariants every input must satisfy before
-// anything is rendered. One check list, used by fn-validate, fn-render and the
-// Crossplane function. Every check is a small function over the decoded set
-// or one resolved cluster that returns located results; Check runs them all.
+// anything is rendered: one check list, used by fn-validate, fn-render and
+// the Crossplane function (through internal/pipeline).
+//
+// Where checks live (issue 10 §1). Every user value is parsed once, while
+// internal/model resolves the objects, into typed values with BIND's own
+// rules: durations (model.ParseDuration), DNSSEC keys and algorithms,
+// address match lists and server entries (model.AML, model.Servers, read by
+// internal/namedconf), extraOptions statements (model.ParseExtraOptions, the
+// same lexer), zone types and required names; a bad value is a located
+// result there and is left out. Record values are parsed, and checked
+// against BIND's check-names and type rules, where zone files are built
+// (internal/zonefile). This package adds the rules between values and
+// objects (references, keys that select views, ACL loops, max-zone-ttl,
+// name collisions, Kubernetes values through apimachinery's validation) and
+// collects the zone builds' results. The renderer (internal/render) and the
+// object builders (internal/objects) check nothing: they consume the typed
+// values and cannot fail on user input. Each problem is reported once; the
+// pipeline deduplicates nothing. docs/validation.md lists every check.
 package validate
 
 import (
-	"strings"
-
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
-	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 )
 
@@ -31,49 +43,40 @@ func Check(set *model.Set, clusters []*model.Cluster, prev *render.Previous) dia
 		rs = append(rs, f(set)...)
 	}
 	for _, c := range clusters {
-		rs = append(rs, checkCluster(set, c, prev, rs.HasErrors())...)
+		rs = append(rs, checkCluster(set, c, prev)...)
 	}
+	rs = append(rs, checkObjectIDs(clusters)...)
+	rs = append(rs, checkACLLoops(clusters)...)
+	rs = append(rs, checkDNSSECPolicies(clusters)...)
 	return rs
 }
 
 // clusterChecks each look at one resolved cluster.
 var clusterChecks = []func(*model.Cluster) diag.Results{
-	objects.Validate,
+	checkObjects,
 	checkClusterSpec,
 	checkGeneratedNames,
 	checkKeyRefsInLists,
-	checkACLLoops,
 	checkViewKeys,
 	checkZoneNames,
 	checkZoneTypes,
 	checkRecordsOnNonPrimary,
 	checkDynamic,
 	checkSOATimers,
-	checkDNSSECPolicies,
 	checkMaxZoneTTL,
+	checkZoneFiles,
 	checkViews,
 	checkSecondaryPaths,
 	checkRuntimeAddresses,
 	checkNames,
 }
 
-func checkCluster(set *model.Set, c *model.Cluster, prev *render.Previous, located bool) diag.Results {
+func checkCluster(set *model.Set, c *model.Cluster, prev *render.Previous) diag.Results {
 	var rs diag.Results
 	rs = append(rs, checkScopedNames(set, c)...)
 	for _, f := range clusterChecks {
 		rs = append(rs, f(c)...)
 	}
 	rs = append(rs, checkZoneData(c, prev)...)
-	// What the named.conf writer reports (address match lists, server
-	// entries, extraOptions, durations): identical to the render's results.
-	// A bare "cannot render named.conf" (a string no located check caught)
-	// is only kept when no located check found an error.
-	located = located || rs.HasErrors()
-	for _, r := range render.CheckConf(c) {
-		if located && r.Field == "" && strings.HasPrefix(r.Message, "cannot render named.conf") {
-			continue
-		}
-		rs = append(rs, r)
-	}
 	return rs
 }

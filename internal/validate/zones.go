@@ -48,6 +48,9 @@ func checkZoneTypes(c *model.Cluster) diag.Results {
 		if (t == v1alpha1.ZoneSecondary || t == v1alpha1.ZoneStub) && len(sp.Primaries) == 0 {
 			rs.Errorf(z.Src, "spec.primaries", "cannot serve %s zone %q without primaries: list the servers to transfer it from in spec.primaries", t, sp.ZoneName)
 		}
+		if t == v1alpha1.ZoneForward && z.Name == "." && len(c.Spec.Forwarders) > 0 {
+			rs.Errorf(z.Src, "spec.zoneName", "cannot forward the root zone and set BindCluster %q spec.forwarders too: named refuses both (\"forwarders declared in root zone and in general configuration\"); keep one", c.Name)
+		}
 		if t == v1alpha1.ZoneForward && len(sp.Forwarders) == 0 {
 			rs.Errorf(z.Src, "spec.forwarders", "cannot forward zone %q without forwarders: list them in spec.forwarders", sp.ZoneName)
 		}
@@ -259,9 +262,9 @@ func checkSerial(c *model.Cluster, v *model.View, z *model.Zone, built *zonefile
 
 // checkDNSSECPolicies: key roles, algorithms, sizes and NSEC3 parameters
 // BIND accepts.
-func checkDNSSECPolicies(c *model.Cluster) diag.Results {
+func checkDNSSECPolicies(clusters []*model.Cluster) diag.Results {
 	var rs diag.Results
-	for _, p := range c.DNSSECPolicies {
+	for _, p := range distinct(clusters, func(c *model.Cluster) []*model.DNSSECPolicy { return c.DNSSECPolicies }) {
 		roles := map[string]int{}
 		for i, k := range p.Spec.Keys {
 			f := fmt.Sprintf("spec.keys[%d]", i)
@@ -279,6 +282,23 @@ func checkDNSSECPolicies(c *model.Cluster) diag.Results {
 		}
 		if len(p.Spec.Keys) > 0 && roles["csk"] == 0 && (roles["ksk"] == 0 || roles["zsk"] == 0) {
 			rs.Errorf(p.Src, "spec.keys", "cannot sign with dnssec-policy %q: it needs a csk, or both a ksk and a zsk", p.Name)
+		} else {
+			// BIND: "dnssec-policy: algorithm N requires both KSK and ZSK
+			// roles" -- per algorithm, not per policy.
+			byAlg := map[string]map[string]bool{}
+			var algs []string
+			for _, k := range p.Keys {
+				if byAlg[k.Algorithm] == nil {
+					byAlg[k.Algorithm] = map[string]bool{}
+					algs = append(algs, k.Algorithm)
+				}
+				byAlg[k.Algorithm][k.Role] = true
+			}
+			for _, a := range algs {
+				if r := byAlg[a]; !r["csk"] && (!r["ksk"] || !r["zsk"]) {
+					rs.Errorf(p.Src, "spec.keys", "cannot sign with dnssec-policy %q: algorithm %s needs a csk, or both a ksk and a zsk of that algorithm (BIND: \"algorithm requires both KSK and ZSK roles\")", p.Name, a)
+				}
+			}
 		}
 		if n := p.Spec.NSEC3; n != nil {
 			switch {
@@ -385,4 +405,60 @@ func checkMaxZoneTTL(c *model.Cluster) diag.Results {
 		}
 	}
 	return rs
+}
+
+// maxFileName is the longest zone file name: a ConfigMap key holds at most
+// 253 characters (the API server), a file name 255 bytes.
+const maxFileName = 253
+
+// checkZoneFiles: every zone file name (db.<view>_<zone>, escaped) must fit
+// a ConfigMap key and a file name; one zone signed in two views would share
+// named's key-directory, which named refuses ("key-directory ... already in
+// use by zone ... with policy ...").
+func checkZoneFiles(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	signed := map[string]*model.Zone{}
+	for _, v := range c.Views {
+		for _, z := range v.Zones {
+			if n := model.ZoneFileName("db", v.Name, z.Name); len(n) > maxFileName {
+				rs.Errorf(z.Src, "spec.zoneName", "cannot name the file of zone %q in view %q: %q is %d characters, over the %d a ConfigMap key and a file name allow; shorten the view or zone name", strings.TrimSuffix(z.Name, "."), v.Name, n[:40]+"...", len(n), maxFileName)
+			}
+			if z.DNSSEC == nil || z.Spec.Type != v1alpha1.ZonePrimary {
+				continue
+			}
+			if first := signed[z.Name]; first != nil {
+				rs.Errorf(z.Src, "spec.dnssecPolicyRef", "cannot sign zone %q in view %q too: %s signs it in view %q, and named keeps one key directory per zone name (\"key-directory ... already in use\"); sign it in one view only", strings.TrimSuffix(z.Name, "."), v.Name, first.Src.Ref, first.View.Name)
+				continue
+			}
+			signed[z.Name] = z
+		}
+		if v.Catalog != nil {
+			if n := model.ZoneFileName("catalog", v.Name, v.Catalog.ZoneName); len(n) > maxFileName {
+				rs.Errorf(v.Catalog.Src, "spec.zoneName", "cannot name the file of catalog zone %q: %d characters, over %d; shorten the view or zone name", strings.TrimSuffix(v.Catalog.ZoneName, "."), len(n), maxFileName)
+			}
+		}
+		for _, p := range v.Policies {
+			if n := model.ZoneFileName("rpz", v.Name, p.ZoneName); len(n) > maxFileName {
+				rs.Errorf(p.Src, "spec.zoneName", "cannot name the file of policy zone %q: %d characters, over %d; shorten the view or zone name", strings.TrimSuffix(p.ZoneName, "."), len(n), maxFileName)
+			}
+		}
+	}
+	return rs
+}
+
+// distinct lists the objects of every cluster once: a shared object (no
+// clusterRef) is in the scope of each cluster of its namespace, and checked
+// once.
+func distinct[T any](clusters []*model.Cluster, of func(*model.Cluster) []*T) []*T {
+	seen := map[*T]bool{}
+	var out []*T
+	for _, c := range clusters {
+		for _, o := range of(c) {
+			if !seen[o] {
+				seen[o] = true
+				out = append(out, o)
+			}
+		}
+	}
+	return out
 }

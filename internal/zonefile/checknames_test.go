@@ -101,3 +101,35 @@ func bindZone(t *testing.T, origin, raw string) error {
 	}
 	return nil
 }
+
+// TestBINDTypes: record types and forms that miekg/dns reads but BIND 9.18
+// cannot load from the zone file bind-fn writes are refused, each with
+// BIND's verdict on the form as rendered (differential findings
+// record-type-obsolete-md, record-type-unknown-to-bind-uid/-uinfo,
+// generic-rdata-eid-empty, resinfo-singleton).
+func TestBINDTypes(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		rrsets []*model.RRset
+		raw    string // what the renderer would have written
+		field  string
+	}{
+		"md":        {reason: "MD is obsolete: BIND refuses it", rrsets: recs(inline(0, "x", "MD", "mail.example.com.")), raw: "x 300 IN MD mail.example.com.", field: "spec.records[0].type"},
+		"uid":       {reason: "UID has no text form in BIND (miekg writes UID 0)", rrsets: recs(inline(0, "x", "UID", `\# 4 00000000`)), raw: "x 300 IN UID 0", field: "spec.records[0].type"},
+		"uinfo":     {reason: "UINFO has no text form in BIND", rrsets: recs(inline(0, "x", "UINFO", `"a"`)), raw: `x 300 IN UINFO "a"`, field: "spec.records[0].type"},
+		"eid empty": {reason: "generic RDATA of a known type: miekg prints EID with no data", rrsets: recs(inline(0, "x", "EID", `\# 0`)), raw: "x 300 IN EID", field: "spec.records[0].values[0]"},
+		"ds short":  {reason: "generic RDATA of a known type: miekg prints DS 0 0 0 with no digest", rrsets: recs(inline(0, "x", "DS", `\# 4 00000000`)), raw: "x 300 IN DS 0 0 0", field: "spec.records[0].values[0]"},
+		"resinfo":   {reason: "RESINFO is a singleton type in BIND", rrsets: recs(inline(0, "x", "RESINFO", `"qnamemin"`, `"exterr=15"`)), raw: "x 300 IN RESINFO \"qnamemin\"\nx 300 IN RESINFO \"exterr=15\"", field: "spec.records[0].values[0]"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, rs := Build(testZone("example.com.", []string{"ns1.example.net."}, nil, tc.rrsets...))
+			if !rs.HasErrors() || rs[0].Field != tc.field {
+				t.Errorf("%s: got %v, want an error at %s", tc.reason, rs, tc.field)
+			}
+			if err := bindZone(t, "example.com.", tc.raw); err == nil {
+				t.Errorf("%s: named-checkzone loads %q: the refusal is not needed", tc.reason, tc.raw)
+			}
+		})
+	}
+}

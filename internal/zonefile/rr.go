@@ -30,6 +30,12 @@ func rrType(s string) (uint16, string, error) {
 		dns.TypeAXFR, dns.TypeIXFR, dns.TypeMAILA, dns.TypeMAILB:
 		return 0, "", fmt.Errorf("record type %q cannot be stored in a zone", s)
 	}
+	switch t {
+	case dns.TypeMD, dns.TypeMF:
+		return 0, "", fmt.Errorf("record type %q is obsolete and BIND refuses it: use MX", s)
+	case dns.TypeUINFO, dns.TypeUID, dns.TypeGID, dns.TypeUNSPEC, dns.TypeNXNAME:
+		return 0, "", fmt.Errorf("record type %q has no zone-file form BIND 9.18 reads (named: \"unknown class/type\")", s)
+	}
 	if name, ok := dns.TypeToString[t]; ok {
 		return t, name, nil
 	}
@@ -82,6 +88,12 @@ func checkValue(v string) error {
 func parseValue(owner string, ttl uint32, typ uint16, typName, value, origin string) (entry, error) {
 	if err := checkValue(value); err != nil {
 		return entry{}, err
+	}
+	if _, known := dns.TypeToString[typ]; known && strings.HasPrefix(strings.TrimSpace(value), `\#`) {
+		// miekg/dns turns generic RDATA of a known type into that type's
+		// text form even when the data is short, and BIND cannot read
+		// the result (DS "0 0 0 ", EID with no data).
+		return entry{}, fmt.Errorf("write a %s value in its own text form: the RFC 3597 \\# form is accepted only for TYPEnnn types", typName)
 	}
 	if e, ok := fastValue(owner, ttl, typ, typName, value, origin); ok {
 		return e, nil

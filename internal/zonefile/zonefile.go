@@ -437,7 +437,7 @@ func (b *builder) checkSet(s *rrset, atOwner []*rrset) {
 		}
 	}
 	switch s.typ {
-	case dns.TypeCNAME, dns.TypeDNAME:
+	case dns.TypeCNAME, dns.TypeDNAME, dns.TypeRESINFO: // BIND's singleton types
 		if len(s.entries) > 1 {
 			b.rs.Errorf(s.src, s.entries[1].field, "a %s RRset holds exactly one value", dns.Type(s.typ))
 		}

@@ -6,16 +6,13 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
-// CheckConf renders both named.conf roles of c without zone files and
-// returns what the renderer reports about them (address match lists, server
-// entries, extraOptions, DNSSEC policies, views): the validator reports these
-// before, and without, a full render. The results are identical to the ones
-// Render gives, so a caller may merge and deduplicate both.
-func CheckConf(c *model.Cluster) diag.Results {
+// NamedConfs renders both named.conf roles of c without zone files (the
+// benchmarks measure it). It checks nothing: the model parsed every value.
+func NamedConfs(c *model.Cluster) (primary, secondary []byte, rs diag.Results) {
 	plan := &confPlan{files: map[zoneKey]string{}, catalogs: map[string]string{}, policies: map[zoneKey]string{}}
-	_, prs := namedConf(c, Primary, plan)
-	_, srs := namedConf(c, Secondary, plan)
-	return append(prs, srs...)
+	primary, prs := namedConf(c, Primary, plan)
+	secondary, srs := namedConf(c, Secondary, plan)
+	return primary, secondary, append(prs, srs...)
 }
 
 // ZoneState returns the serial and content hash a previous render recorded

@@ -1,0 +1,67 @@
+package render_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/render"
+	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
+)
+
+// serials reads the zone state a render recorded on the config ConfigMap.
+func serials(t *testing.T, objs []render.Object) map[string]zonefile.State {
+	t.Helper()
+	for _, o := range objs {
+		if cm, ok := o.Obj.(*corev1.ConfigMap); ok && cm.Annotations[render.ZoneStateAnnotation] != "" {
+			st := map[string]zonefile.State{}
+			if err := json.Unmarshal([]byte(cm.Annotations[render.ZoneStateAnnotation]), &st); err != nil {
+				t.Fatal(err)
+			}
+			return st
+		}
+	}
+	t.Fatal("no zone state")
+	return nil
+}
+
+// TestSerialSurvivesRemoval: a zone removed in one render and restored in
+// the next continues from its last serial; restarting at 1 would leave the
+// secondaries that kept the higher serial on the old data (issue 10 §3).
+func TestSerialSurvivesRemoval(t *testing.T) {
+	zone := func(ip string) string {
+		return testutil.Lines(
+			"apiVersion: bind.unkin.net/v1alpha1", "kind: BindZone",
+			"metadata: {name: b, namespace: dns}",
+			"spec: {clusterRef: tiny, zoneName: b.example, nameservers: [ns1.example.net.], records: [{name: www, type: A, values: ['"+ip+"']}]}",
+		)
+	}
+	base := testutil.Lines(
+		"apiVersion: bind.unkin.net/v1alpha1", "kind: BindCluster", "metadata: {name: tiny, namespace: dns}", "spec: {}", "---",
+		"apiVersion: bind.unkin.net/v1alpha1", "kind: BindZone", "metadata: {name: a, namespace: dns}",
+		"spec: {clusterRef: tiny, zoneName: a.example, nameservers: [ns1.example.net.]}",
+	)
+	items := func(text string) []model.Item {
+		its, err := testutil.DecodeItems("in.yaml", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return its
+	}
+	r1 := run(t, items(base+"\n---\n"+zone("192.0.2.1")), nil)
+	r2 := run(t, items(base+"\n---\n"+zone("192.0.2.2")), previous(t, r1))
+	if got := serials(t, r2)["b.example"].Serial; got != 2 {
+		t.Fatalf("changed zone: serial %d, want 2", got)
+	}
+	r3 := run(t, items(base), previous(t, r2))
+	if st, ok := serials(t, r3)["b.example"]; !ok || st.Serial != 2 {
+		t.Errorf("removed zone: state %+v (kept %v), want serial 2 kept", st, ok)
+	}
+	r4 := run(t, items(base+"\n---\n"+zone("192.0.2.3")), previous(t, r3))
+	if got := serials(t, r4)["b.example"].Serial; got != 3 {
+		t.Errorf("restored zone with new data: serial %d, want 3 (never back to 1)", got)
+	}
+}
