@@ -304,8 +304,10 @@ func layPod(t testing.TB, c *testutil.Cluster) (string, string) {
 			}
 		}
 	})
-	return root, msg
+	return root, dataTmp.ReplaceAllString(trimPaths(msg, root), "..data")
 }
+
+var dataTmp = regexp.MustCompile(`\.\.data_tmp_\d+`)
 
 func checkCluster(t testing.TB, c *testutil.Cluster, opt Options) (fails []Failure) {
 	type pod struct {
