@@ -161,6 +161,12 @@ func Shrink(t testing.TB, p pkggen.Package, d Divergence, budget int, deadline t
 		nd := Classify(q.Mistakes, Check(t, q.Items(), opt))
 		return nd != nil && nd.Signature() == sig
 	}
+	return shrinkWith(p, still, budget, deadline)
+}
+
+// shrinkWith is greedy reduction: every step of steps(p) that keeps still
+// true is taken, pass after pass, until a pass changes nothing.
+func shrinkWith(p pkggen.Package, still func(pkggen.Package) bool, budget int, deadline time.Duration) (pkggen.Package, int) {
 	evals := 0
 	stop := time.Now().Add(deadline)
 	for changed := true; changed; {
