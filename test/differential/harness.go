@@ -23,10 +23,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
@@ -122,24 +125,101 @@ func Check(t testing.TB, items []model.Item, opt Options) Verdict {
 			return v
 		}
 	}
-	if len(renderErrs) == 0 {
-		return v
-	}
-	// The renderer itself refused values and left them out, so the render
-	// is not the input: ask BIND about those raw values in a minimal
-	// named.conf of their own (probe). Values no probe covers make the
-	// package unaskable.
-	for _, r := range renderErrs {
-		conf, ok := probeConf(items, r)
-		if !ok {
-			v.Rendered, v.Bypass = false, "the renderer refuses a value no probe covers: "+r.String()
-			return v
+	// Every refused value must reach BIND, or BIND's verdict is not about
+	// the input: values the renderer refuses are left out of the render,
+	// and after issue 10 §1 so is every value the model refuses. So each
+	// error's value goes to BIND in a probe of its own (extraOptions, policy
+	// durations: a minimal named.conf) or must appear verbatim in the bypass
+	// render; otherwise the package is not askable.
+	text := strings.ToLower(renderedText(objs))
+	var errs diag.Results
+	for _, r := range rs {
+		if r.Severity == diag.Error {
+			errs = append(errs, r)
 		}
-		if out, err := probe(t, conf); err != nil {
-			v.BIND = append(v.BIND, Failure{Stage: StageCheckconf, Cluster: r.Source.Ref.Name, Where: "probe of " + r.Field, Msg: out})
+	}
+	probed := map[string]bool{}
+	for _, r := range append(errs, renderErrs...) {
+		if conf, ok := probeConf(items, r); ok {
+			if probed[conf] {
+				continue
+			}
+			probed[conf] = true
+			if out, err := probe(t, conf); err != nil {
+				v.BIND = append(v.BIND, Failure{Stage: StageCheckconf, Cluster: r.Source.Ref.Name, Where: "probe of " + r.Field, Msg: out})
+			}
+			continue
+		}
+		val, ok := valueAt(items, r)
+		if !ok || !strings.Contains(text, strings.ToLower(val)) {
+			v.Rendered, v.Bypass = false, "the refused value is not in the bypass render: "+r.String()
+			return v
 		}
 	}
 	return v
+}
+
+// renderedText is every ConfigMap and Secret value of a render.
+func renderedText(objs []render.Object) string {
+	var b strings.Builder
+	for _, o := range objs {
+		switch x := o.Obj.(type) {
+		case *corev1.ConfigMap:
+			for _, k := range sortedKeys2(x.Data) {
+				b.WriteString(x.Data[k])
+				b.WriteByte('\n')
+			}
+		case *corev1.Secret:
+			for _, d := range x.Data {
+				b.Write(d)
+				b.WriteByte('\n')
+			}
+			for _, d := range x.StringData {
+				b.WriteString(d)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String()
+}
+
+func sortedKeys2(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+var fieldSeg = regexp.MustCompile(`^([A-Za-z]+)(?:\[(\d+)\])?$`)
+
+// valueAt is the string at a result's field path (spec.records[2].name) in
+// its object, as the user wrote it.
+func valueAt(items []model.Item, r diag.Result) (string, bool) {
+	spec := specOf(items, r.Source.Ref.Kind, r.Source.Ref.Name)
+	if spec == nil || !strings.HasPrefix(r.Field, "spec.") {
+		return "", false
+	}
+	var cur any = spec
+	for _, seg := range strings.Split(strings.TrimPrefix(r.Field, "spec."), ".") {
+		m := fieldSeg.FindStringSubmatch(seg)
+		obj, ok := cur.(map[string]any)
+		if m == nil || !ok {
+			return "", false
+		}
+		cur = obj[m[1]]
+		if m[2] != "" {
+			list, ok := cur.([]any)
+			n, _ := strconv.Atoi(m[2])
+			if !ok || n >= len(list) {
+				return "", false
+			}
+			cur = list[n]
+		}
+	}
+	s, ok := cur.(string)
+	return s, ok && s != ""
 }
 
 // bypassRender renders with every check skipped: decode, resolve, render,

@@ -138,3 +138,28 @@ func probeOut(t *testing.T, conf string) string {
 	}
 	return "ok"
 }
+
+// TestValueAt: a result's field path leads to the value the user wrote.
+func TestValueAt(t *testing.T) {
+	p := pkggen.Package{Objects: []pkggen.Object{{Kind: "BindZone", Name: "z", Spec: map[string]any{
+		"records": []any{map[string]any{"name": "www", "values": []any{"a", "b"}}},
+	}}}}
+	items := p.Items()
+	for name, tc := range map[string]struct {
+		field  string
+		want   string
+		ok     bool
+		reason string
+	}{
+		"nested":   {field: "spec.records[0].values[1]", want: "b", ok: true, reason: "list, map, list"},
+		"name":     {field: "spec.records[0].name", want: "www", ok: true, reason: "a map in a list"},
+		"list":     {field: "spec.records", reason: "not a string: no single value to look for"},
+		"past end": {field: "spec.records[3].name", reason: "index out of range"},
+		"missing":  {field: "spec.nameservers", reason: "absent"},
+	} {
+		got, ok := valueAt(items, diag.Result{Source: items[0].Source, Field: tc.field})
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s (%s): got %q %v, want %q %v", name, tc.reason, got, ok, tc.want, tc.ok)
+		}
+	}
+}
