@@ -538,7 +538,7 @@ exec "$@"
 `
 
 // NamedTimeout bounds one named start.
-var NamedTimeout = 60 * time.Second
+var NamedTimeout = 120 * time.Second
 
 // settle is how long named runs after "running": key management and
 // signing report their failures just after the zones load.
