@@ -45,6 +45,7 @@ const (
 	StageCheckconf = "named-checkconf"
 	StageCheckzone = "named-checkzone"
 	StageNamed     = "named"
+	StageTransfer  = "transfer"
 )
 
 // Failure is one thing BIND refused.
@@ -76,6 +77,10 @@ type Options struct {
 	Named bool
 	// Bypass renders refused packages with the checks skipped, to ask BIND.
 	Bypass bool
+	// Transfer runs the primary and a secondary joined by a veth pair and
+	// waits until the secondary has transferred every zone (else each role
+	// runs alone and the secondary only has to start).
+	Transfer bool
 	// Stages, when set, stops after the first stage with a failure in it
 	// (the shrinker only needs to know that a failure persists).
 	FirstFailure bool
@@ -419,8 +424,10 @@ func checkCluster(t testing.TB, c *testutil.Cluster, opt Options) (fails []Failu
 		return fails
 	}
 	// named-checkzone -k fail on every zone file of the primary role.
+	var zones []zoneFile
 	if pods[0].ok {
-		for _, z := range zoneFiles(t, pods[0].root, layout.ConfigFile(layout.NamedConfPrimary)) {
+		zones = zoneFiles(t, pods[0].root, layout.ConfigFile(layout.NamedConfPrimary))
+		for _, z := range zones {
 			out, err := testutil.Offline(t, testutil.BINDPath(t, "named-checkzone"), "-k", "fail", "-i", "local", z.name, filepath.Join(pods[0].root, z.file)).CombinedOutput()
 			if err != nil {
 				where := z.name
@@ -433,6 +440,9 @@ func checkCluster(t testing.TB, c *testutil.Cluster, opt Options) (fails []Failu
 	}
 	if !opt.Named || (opt.FirstFailure && len(fails) > 0) {
 		return fails
+	}
+	if opt.Transfer && pods[0].ok && pods[1].ok {
+		return append(fails, runPair(t, c, pods[0].root, pods[1].root, zones)...)
 	}
 	// named on both roles, at once (separate roots: separate lock files).
 	type res struct {
@@ -461,7 +471,7 @@ func checkCluster(t testing.TB, c *testutil.Cluster, opt Options) (fails []Failu
 	return fails
 }
 
-type zoneFile struct{ name, view, file string }
+type zoneFile struct{ name, view, file, typ string }
 
 var (
 	reView = regexp.MustCompile(`^view "((?:[^"\\]|\\.)*)"`)
@@ -472,7 +482,11 @@ var (
 
 // zoneFiles lists the primary zones of a config with their files, from
 // named-checkconf -p (includes expanded, one statement a line).
-func zoneFiles(t testing.TB, root, conf string) []zoneFile {
+func zoneFiles(t testing.TB, root, conf string) []zoneFile { return zoneList(t, root, conf, false) }
+
+// zoneList is every zone statement of a config (all) or its primary zones
+// with files.
+func zoneList(t testing.TB, root, conf string, all bool) []zoneFile {
 	out, err := exec.Command(testutil.BINDPath(t, "named-checkconf"), "-p", "-t", root, conf).CombinedOutput()
 	if err != nil {
 		return nil
@@ -503,7 +517,11 @@ func zoneFiles(t testing.TB, root, conf string) []zoneFile {
 			cur.file = unquote(m[1])
 		}
 		if strings.TrimSpace(l) == "};" {
-			if (typ == "primary" || typ == "master") && cur.file != "" {
+			if typ == "master" {
+				typ = "primary"
+			}
+			cur.typ = typ
+			if all || (typ == "primary" && cur.file != "") {
 				zs = append(zs, *cur)
 			}
 			cur = nil
@@ -546,7 +564,7 @@ const settle = 700 * time.Millisecond
 
 // fatalLines are named log lines that mean a zone or the config did not
 // load (the config, a zone file, a policy, an ACL).
-var fatalLines = regexp.MustCompile(`(?i)(loading configuration: |exiting \(due to fatal error\)|not loaded due to errors|acl loop|loading from master file .* failed|dns_master_load|dns_zone_load|failed while|exceeds configured max-zone-ttl|keymgr: .*(fail|error)|dnssec-policy.*(fail|error|invalid)|zone_rekey.*failed|unable to (sign|create)|rpz .*(fail|error)|catz: .*(invalid|error)|bad zone|unknown (option|RR type)|syntax error|out of range|not at top of zone|has no address records|is a CNAME \(illegal\)|bad name|bad owner|ignoring out-of-zone data|zone serial .* unchanged|could not configure|: not found|is not a valid|already exists|failed: )`)
+var fatalLines = regexp.MustCompile(`(?i)(loading configuration: |exiting \(due to fatal error\)|not loaded due to errors|acl loop|loading from master file .* failed|dns_master_load|dns_zone_load|failed while|exceeds configured max-zone-ttl|keymgr: .*(fail|error)|dnssec-policy.*(fail|error|invalid)|zone_rekey.*failed|unable to (sign|create)|rpz .*(fail|error)|catz: (?:.*: )?(?:invalid|error|fail)|bad zone|unknown (option|RR type)|syntax error|out of range|not at top of zone|has no address records|is a CNAME \(illegal\)|bad name|bad owner|ignoring out-of-zone data|zone serial .* unchanged|could not configure|: not found|is not a valid|already exists|failed: )`)
 
 // benign are log lines that match fatalLines but say nothing about the
 // rendered config: the lab has no network, no primary and no root servers.

@@ -156,7 +156,7 @@ func setAt(root map[string]any, path []any, v any) bool {
 // the number of evaluations.
 func Shrink(t testing.TB, p pkggen.Package, d Divergence, budget int, deadline time.Duration) (pkggen.Package, int) {
 	sig := d.Signature()
-	opt := Options{Named: d.Stage == StageNamed, Bypass: d.Kind == RefusedLoads, FirstFailure: d.Stage != StageNamed}
+	opt := Options{Named: d.Stage == StageNamed || d.Stage == StageTransfer, Transfer: d.Stage == StageTransfer, Bypass: d.Kind == RefusedLoads, FirstFailure: d.Stage != StageNamed && d.Stage != StageTransfer}
 	still := func(q pkggen.Package) bool {
 		nd := Classify(q.Mistakes, Check(t, q.Items(), opt))
 		return nd != nil && nd.Signature() == sig
