@@ -635,10 +635,8 @@ loop:
 	}
 	switch {
 	case exited && !running:
-		if len(bad) == 0 {
-			bad = tail(log, 5)
-		}
-		return []Failure{{Stage: StageNamed, Cluster: cluster, Where: where, Msg: "named exited: " + strings.Join(bad, "\n")}}
+		bad = append(tail(log, 6), bad...)
+		return []Failure{{Stage: StageNamed, Cluster: cluster, Where: where, Msg: "named exited early: " + strings.Join(bad, "\n")}}
 	case !running:
 		return []Failure{{Stage: StageNamed, Cluster: cluster, Where: where, Msg: fmt.Sprintf("named not running after %s: %s", NamedTimeout, strings.Join(tail(log, 5), "\n"))}}
 	case len(bad) > 0:

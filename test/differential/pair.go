@@ -258,10 +258,9 @@ loop:
 		}
 		switch {
 		case !p.run:
-			if len(bad) == 0 {
-				bad = tail(p.log, 5)
-			}
-			fails = append(fails, Failure{Stage: StageNamed, Cluster: c.Name, Where: where, Msg: "named did not start: " + strings.Join(bad, "\n")})
+			// the cause is often the line before named's own verdict
+			bad = append(tail(p.log, 6), bad...)
+			fails = append(fails, Failure{Stage: StageNamed, Cluster: c.Name, Where: where, Msg: "named exited early: " + strings.Join(bad, "\n")})
 		case len(bad) > 0:
 			fails = append(fails, Failure{Stage: StageNamed, Cluster: c.Name, Where: where, Msg: strings.Join(bad, "\n")})
 		}
