@@ -22,8 +22,9 @@ func recordSrc(name string) diag.Source {
 	return diag.Source{Ref: diag.ObjectRef{APIVersion: "bind.unkin.net/v1alpha1", Kind: "DNSRecord", Namespace: "dns", Name: name}, File: "records.yaml"}
 }
 
-func i32(v int32) *int32   { return &v }
-func u32(v uint32) *uint32 { return &v }
+func i32(v int32) *int32                     { return &v }
+func u32(v uint32) *uint32                   { return &v }
+func recs(rs ...*model.RRset) []*model.RRset { return rs }
 
 // inline is spec.records[i] of the test BindZone.
 func inline(i int, name, typ string, values ...string) *model.RRset {

@@ -21,14 +21,15 @@ import (
 
 // Environment of TestRandomPackages (make test runs the defaults).
 const (
-	envN        = "BINDFN_DIFF_N"        // packages (default 24)
-	envSeed     = "BINDFN_DIFF_SEED"     // first seed (default 1); package i has seed+i
-	envPar      = "BINDFN_DIFF_PAR"      // packages checked at once (default 2)
-	envMistakes = "BINDFN_DIFF_MISTAKES" // share of packages with one mistake (default 0.3)
-	envShrink   = "BINDFN_DIFF_SHRINK"   // directory: shrink every new divergence into it
-	envLog      = "BINDFN_DIFF_LOG"      // file: one line per package
-	envNoNamed  = "BINDFN_DIFF_NO_NAMED" // 1: skip starting named (checkconf/checkzone only)
-	envDuration = "BINDFN_DIFF_DURATION" // stop starting packages after this long (e.g. 40m)
+	envN        = "BINDFN_DIFF_N"           // packages (default 24)
+	envSeed     = "BINDFN_DIFF_SEED"        // first seed (default 1); package i has seed+i
+	envPar      = "BINDFN_DIFF_PAR"         // packages checked at once (default 2)
+	envMistakes = "BINDFN_DIFF_MISTAKES"    // share of packages with one mistake (default 0.3)
+	envShrink   = "BINDFN_DIFF_SHRINK"      // directory: shrink every new divergence into it
+	envLog      = "BINDFN_DIFF_LOG"         // file: one line per package
+	envNoNamed  = "BINDFN_DIFF_NO_NAMED"    // 1: skip starting named (checkconf/checkzone only)
+	envDuration = "BINDFN_DIFF_DURATION"    // stop starting packages after this long (e.g. 40m)
+	envNoXfer   = "BINDFN_DIFF_NO_TRANSFER" // 1: run each role alone (no transfer stage)
 )
 
 func envInt(t *testing.T, name string, def int) int {
@@ -66,6 +67,9 @@ type Case struct {
 	// recorded from. Both are rewritten with BINDFN_DIFF_UPDATE=1.
 	Signature string `json:"signature"`
 	Observed  string `json:"observed,omitempty"`
+	// Aliases are other signatures of the same defect (BIND reports the
+	// same problem first in another file in other packages).
+	Aliases []string `json:"aliases,omitempty"`
 }
 
 const envUpdate = "BINDFN_DIFF_UPDATE"
@@ -129,7 +133,7 @@ func TestDivergences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := Check(t, items, Options{Named: true, Bypass: true})
+			v := Check(t, items, Options{Named: true, Transfer: true, Bypass: true})
 			loads := v.Accepted && len(v.BIND) == 0
 			refused := !v.Accepted && (!v.Rendered || len(v.BIND) > 0)
 			var agree bool
@@ -210,7 +214,7 @@ func TestRandomPackages(t *testing.T) {
 		}
 		rate = f
 	}
-	opt := Options{Named: os.Getenv(envNoNamed) != "1", Bypass: true}
+	opt := Options{Named: os.Getenv(envNoNamed) != "1", Transfer: os.Getenv(envNoXfer) != "1", Bypass: true}
 	var logf *os.File
 	if p := os.Getenv(envLog); p != "" {
 		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -224,6 +228,9 @@ func TestRandomPackages(t *testing.T) {
 	for name, c := range loadCases(t) {
 		if c.Open { // a fixed case's divergence showing again is a regression
 			known[c.Signature] = name
+			for _, a := range c.Aliases {
+				known[a] = name
+			}
 		}
 	}
 

@@ -24,10 +24,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
@@ -43,6 +46,7 @@ const (
 	StageCheckconf = "named-checkconf"
 	StageCheckzone = "named-checkzone"
 	StageNamed     = "named"
+	StageTransfer  = "transfer"
 )
 
 // Failure is one thing BIND refused.
@@ -74,6 +78,10 @@ type Options struct {
 	Named bool
 	// Bypass renders refused packages with the checks skipped, to ask BIND.
 	Bypass bool
+	// Transfer runs the primary and a secondary joined by a veth pair and
+	// waits until the secondary has transferred every zone (else each role
+	// runs alone and the secondary only has to start).
+	Transfer bool
 	// Stages, when set, stops after the first stage with a failure in it
 	// (the shrinker only needs to know that a failure persists).
 	FirstFailure bool
@@ -123,24 +131,101 @@ func Check(t testing.TB, items []model.Item, opt Options) Verdict {
 			return v
 		}
 	}
-	if len(renderErrs) == 0 {
-		return v
-	}
-	// The renderer itself refused values and left them out, so the render
-	// is not the input: ask BIND about those raw values in a minimal
-	// named.conf of their own (probe). Values no probe covers make the
-	// package unaskable.
-	for _, r := range renderErrs {
-		conf, ok := probeConf(items, r)
-		if !ok {
-			v.Rendered, v.Bypass = false, "the renderer refuses a value no probe covers: "+r.String()
-			return v
+	// Every refused value must reach BIND, or BIND's verdict is not about
+	// the input: values the renderer refuses are left out of the render,
+	// and after issue 10 §1 so is every value the model refuses. So each
+	// error's value goes to BIND in a probe of its own (extraOptions, policy
+	// durations: a minimal named.conf) or must appear verbatim in the bypass
+	// render; otherwise the package is not askable.
+	text := strings.ToLower(renderedText(objs))
+	var errs diag.Results
+	for _, r := range rs {
+		if r.Severity == diag.Error {
+			errs = append(errs, r)
 		}
-		if out, err := probe(t, conf); err != nil {
-			v.BIND = append(v.BIND, Failure{Stage: StageCheckconf, Cluster: r.Source.Ref.Name, Where: "probe of " + r.Field, Msg: out})
+	}
+	probed := map[string]bool{}
+	for _, r := range append(errs, renderErrs...) {
+		if conf, ok := probeConf(items, r); ok {
+			if probed[conf] {
+				continue
+			}
+			probed[conf] = true
+			if out, err := probe(t, conf); err != nil {
+				v.BIND = append(v.BIND, Failure{Stage: StageCheckconf, Cluster: r.Source.Ref.Name, Where: "probe of " + r.Field, Msg: out})
+			}
+			continue
+		}
+		val, ok := valueAt(items, r)
+		if !ok || !strings.Contains(text, strings.ToLower(val)) {
+			v.Rendered, v.Bypass = false, "the refused value is not in the bypass render: "+r.String()
+			return v
 		}
 	}
 	return v
+}
+
+// renderedText is every ConfigMap and Secret value of a render.
+func renderedText(objs []render.Object) string {
+	var b strings.Builder
+	for _, o := range objs {
+		switch x := o.Obj.(type) {
+		case *corev1.ConfigMap:
+			for _, k := range sortedKeys2(x.Data) {
+				b.WriteString(x.Data[k])
+				b.WriteByte('\n')
+			}
+		case *corev1.Secret:
+			for _, d := range x.Data {
+				b.Write(d)
+				b.WriteByte('\n')
+			}
+			for _, d := range x.StringData {
+				b.WriteString(d)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String()
+}
+
+func sortedKeys2(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+var fieldSeg = regexp.MustCompile(`^([A-Za-z]+)(?:\[(\d+)\])?$`)
+
+// valueAt is the string at a result's field path (spec.records[2].name) in
+// its object, as the user wrote it.
+func valueAt(items []model.Item, r diag.Result) (string, bool) {
+	spec := specOf(items, r.Source.Ref.Kind, r.Source.Ref.Name)
+	if spec == nil || !strings.HasPrefix(r.Field, "spec.") {
+		return "", false
+	}
+	var cur any = spec
+	for _, seg := range strings.Split(strings.TrimPrefix(r.Field, "spec."), ".") {
+		m := fieldSeg.FindStringSubmatch(seg)
+		obj, ok := cur.(map[string]any)
+		if m == nil || !ok {
+			return "", false
+		}
+		cur = obj[m[1]]
+		if m[2] != "" {
+			list, ok := cur.([]any)
+			n, _ := strconv.Atoi(m[2])
+			if !ok || n >= len(list) {
+				return "", false
+			}
+			cur = list[n]
+		}
+	}
+	s, ok := cur.(string)
+	return s, ok && s != ""
 }
 
 // bypassRender renders with every check skipped: decode, resolve, render,
@@ -305,8 +390,10 @@ func layPod(t testing.TB, c *testutil.Cluster) (string, string) {
 			}
 		}
 	})
-	return root, msg
+	return root, dataTmp.ReplaceAllString(trimPaths(msg, root), "..data")
 }
+
+var dataTmp = regexp.MustCompile(`\.\.data_tmp_\d+`)
 
 func checkCluster(t testing.TB, c *testutil.Cluster, opt Options) (fails []Failure) {
 	type pod struct {
@@ -338,8 +425,10 @@ func checkCluster(t testing.TB, c *testutil.Cluster, opt Options) (fails []Failu
 		return fails
 	}
 	// named-checkzone -k fail on every zone file of the primary role.
+	var zones []zoneFile
 	if pods[0].ok {
-		for _, z := range zoneFiles(t, pods[0].root, layout.ConfigFile(layout.NamedConfPrimary)) {
+		zones = zoneFiles(t, pods[0].root, layout.ConfigFile(layout.NamedConfPrimary))
+		for _, z := range zones {
 			out, err := bindtools.Offline(t, bindtools.BINDPath(t, "named-checkzone"), "-k", "fail", "-i", "local", z.name, filepath.Join(pods[0].root, z.file)).CombinedOutput()
 			if err != nil {
 				where := z.name
@@ -352,6 +441,9 @@ func checkCluster(t testing.TB, c *testutil.Cluster, opt Options) (fails []Failu
 	}
 	if !opt.Named || (opt.FirstFailure && len(fails) > 0) {
 		return fails
+	}
+	if opt.Transfer && pods[0].ok && pods[1].ok {
+		return append(fails, runPair(t, c, pods[0].root, pods[1].root, zones)...)
 	}
 	// named on both roles, at once (separate roots: separate lock files).
 	type res struct {
@@ -380,7 +472,7 @@ func checkCluster(t testing.TB, c *testutil.Cluster, opt Options) (fails []Failu
 	return fails
 }
 
-type zoneFile struct{ name, view, file string }
+type zoneFile struct{ name, view, file, typ string }
 
 var (
 	reView = regexp.MustCompile(`^view "((?:[^"\\]|\\.)*)"`)
@@ -391,7 +483,11 @@ var (
 
 // zoneFiles lists the primary zones of a config with their files, from
 // named-checkconf -p (includes expanded, one statement a line).
-func zoneFiles(t testing.TB, root, conf string) []zoneFile {
+func zoneFiles(t testing.TB, root, conf string) []zoneFile { return zoneList(t, root, conf, false) }
+
+// zoneList is every zone statement of a config (all) or its primary zones
+// with files.
+func zoneList(t testing.TB, root, conf string, all bool) []zoneFile {
 	out, err := exec.Command(bindtools.BINDPath(t, "named-checkconf"), "-p", "-t", root, conf).CombinedOutput()
 	if err != nil {
 		return nil
@@ -422,7 +518,11 @@ func zoneFiles(t testing.TB, root, conf string) []zoneFile {
 			cur.file = unquote(m[1])
 		}
 		if strings.TrimSpace(l) == "};" {
-			if (typ == "primary" || typ == "master") && cur.file != "" {
+			if typ == "master" {
+				typ = "primary"
+			}
+			cur.typ = typ
+			if all || (typ == "primary" && cur.file != "") {
 				zs = append(zs, *cur)
 			}
 			cur = nil
@@ -457,7 +557,7 @@ exec "$@"
 `
 
 // NamedTimeout bounds one named start.
-var NamedTimeout = 60 * time.Second
+var NamedTimeout = 120 * time.Second
 
 // settle is how long named runs after "running": key management and
 // signing report their failures just after the zones load.
@@ -465,7 +565,7 @@ const settle = 700 * time.Millisecond
 
 // fatalLines are named log lines that mean a zone or the config did not
 // load (the config, a zone file, a policy, an ACL).
-var fatalLines = regexp.MustCompile(`(?i)(loading configuration: |exiting \(due to fatal error\)|not loaded due to errors|acl loop|loading from master file .* failed|dns_master_load|dns_zone_load|failed while|exceeds configured max-zone-ttl|keymgr: .*(fail|error)|dnssec-policy.*(fail|error|invalid)|zone_rekey.*failed|unable to (sign|create)|rpz .*(fail|error)|catz: .*(invalid|error)|bad zone|unknown (option|RR type)|syntax error|out of range|not at top of zone|has no address records|is a CNAME \(illegal\)|bad name|bad owner|ignoring out-of-zone data|zone serial .* unchanged|could not configure|: not found|is not a valid|already exists|failed: )`)
+var fatalLines = regexp.MustCompile(`(?i)(loading configuration: |exiting \(due to fatal error\)|not loaded due to errors|acl loop|loading from master file .* failed|dns_master_load|dns_zone_load|failed while|exceeds configured max-zone-ttl|keymgr: .*(fail|error)|dnssec-policy.*(fail|error|invalid)|zone_rekey.*failed|unable to (sign|create)|rpz .*(fail|error)|catz: (?:.*: )?(?:invalid|error|fail)|bad zone|unknown (option|RR type)|syntax error|out of range|not at top of zone|has no address records|is a CNAME \(illegal\)|bad name|bad owner|ignoring out-of-zone data|zone serial .* unchanged|could not configure|: not found|is not a valid|already exists|failed: )`)
 
 // benign are log lines that match fatalLines but say nothing about the
 // rendered config: the lab has no network, no primary and no root servers.
@@ -536,10 +636,8 @@ loop:
 	}
 	switch {
 	case exited && !running:
-		if len(bad) == 0 {
-			bad = tail(log, 5)
-		}
-		return []Failure{{Stage: StageNamed, Cluster: cluster, Where: where, Msg: "named exited: " + strings.Join(bad, "\n")}}
+		bad = append(tail(log, 6), bad...)
+		return []Failure{{Stage: StageNamed, Cluster: cluster, Where: where, Msg: "named exited early: " + strings.Join(bad, "\n")}}
 	case !running:
 		return []Failure{{Stage: StageNamed, Cluster: cluster, Where: where, Msg: fmt.Sprintf("named not running after %s: %s", NamedTimeout, strings.Join(tail(log, 5), "\n"))}}
 	case len(bad) > 0:

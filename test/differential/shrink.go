@@ -156,11 +156,17 @@ func setAt(root map[string]any, path []any, v any) bool {
 // the number of evaluations.
 func Shrink(t testing.TB, p pkggen.Package, d Divergence, budget int, deadline time.Duration) (pkggen.Package, int) {
 	sig := d.Signature()
-	opt := Options{Named: d.Stage == StageNamed, Bypass: d.Kind == RefusedLoads, FirstFailure: d.Stage != StageNamed}
+	opt := Options{Named: d.Stage == StageNamed || d.Stage == StageTransfer, Transfer: d.Stage == StageTransfer, Bypass: d.Kind == RefusedLoads, FirstFailure: d.Stage != StageNamed && d.Stage != StageTransfer}
 	still := func(q pkggen.Package) bool {
 		nd := Classify(q.Mistakes, Check(t, q.Items(), opt))
 		return nd != nil && nd.Signature() == sig
 	}
+	return shrinkWith(p, still, budget, deadline)
+}
+
+// shrinkWith is greedy reduction: every step of steps(p) that keeps still
+// true is taken, pass after pass, until a pass changes nothing.
+func shrinkWith(p pkggen.Package, still func(pkggen.Package) bool, budget int, deadline time.Duration) (pkggen.Package, int) {
 	evals := 0
 	stop := time.Now().Add(deadline)
 	for changed := true; changed; {
