@@ -320,7 +320,7 @@ func (im *importer) key(s namedconf.Located) {
 	k.Spec.SecretName = k.Name + "-tsig"
 	im.keys[name] = k
 	im.keyObj[name] = k.Name
-	data := map[string]string{"secret": secret}
+	data := map[string]string{"secret": secret, "keyName": name}
 	if k.Spec.Algorithm != "" {
 		data["algorithm"] = k.Spec.Algorithm
 	}

@@ -376,3 +376,23 @@ func mailOf(mbox string) string {
 	}
 	return m
 }
+
+// ZoneDir is where named finds relative zone files: the options
+// directory, resolved against base (named's working directory), else base.
+func ZoneDir(conf []namedconf.Located, base string) string {
+	for _, s := range conf {
+		if s.Name() != "options" {
+			continue
+		}
+		for _, b := range s.Body {
+			if b.Name() == "directory" {
+				d := b.Arg(1)
+				if !filepath.IsAbs(d) {
+					d = filepath.Join(base, d)
+				}
+				return d
+			}
+		}
+	}
+	return base
+}
