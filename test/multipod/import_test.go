@@ -64,7 +64,9 @@ func TestImportLab(t *testing.T) {
 		return
 	}
 	lab := newLab(t, path.Dir(agentBin))
-	pods := func(n int) func(int) string { return func(i int) string { return fmt.Sprintf("198.18.%d.%d", n, 10+i) } }
+	pods := func(n int) func(int) string {
+		return func(i int) string { return fmt.Sprintf("198.18.%d.%d", n, 10+i) }
+	}
 	// signed first: the views server transfers partner.example.net from it.
 	cases := []importCase{
 		{name: "signed", origIP: "198.18.10.20", podIP: pods(13), svc: "198.18.12.20",
@@ -228,4 +230,3 @@ func answerText(m *dns.Msg) string {
 	sort.Strings(rrs)
 	return fmt.Sprintf("%s aa=%v\n%s", dns.RcodeToString[m.Rcode], m.Authoritative, strings.Join(rrs, "\n"))
 }
-
