@@ -84,7 +84,9 @@ func (r *Result) Check(rand io.Reader) (diag.Results, error) {
 		}
 		r.dropExtra(drop)
 	}
-	return nil, r.compareZones(objs)
+	err := r.compareZones(objs)
+	sortLosses(r.Losses)
+	return nil, err
 }
 
 func (r *Result) cluster() *v1alpha1.BindCluster {
@@ -104,7 +106,7 @@ func (r *Result) dropExtra(drop map[int]string) {
 		where = append(where, r.ExtraWhere[i])
 	}
 	c.Spec.ExtraOptions, r.ExtraWhere = keep, where
-	sort.Slice(r.Losses, func(i, j int) bool { return lessWhere(r.Losses[i].Where, r.Losses[j].Where) })
+	sortLosses(r.Losses)
 }
 
 // compareZones compares every zone read from a file with its render.

@@ -175,9 +175,24 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	for _, n := range keyNames {
 		im.add("keys.yaml", im.keys[n])
 	}
-	sort.Slice(im.res.Losses, func(i, j int) bool { return lessWhere(im.res.Losses[i].Where, im.res.Losses[j].Where) })
-	sort.Slice(im.res.Replaced, func(i, j int) bool { return lessWhere(im.res.Replaced[i].Where, im.res.Replaced[j].Where) })
+	sortLosses(im.res.Losses)
+	sortLosses(im.res.Replaced)
 	return im.res, nil
+}
+
+// sortLosses orders by file and line, then text: the same input gives the
+// same report.
+func sortLosses(ls []Loss) {
+	sort.Slice(ls, func(i, j int) bool {
+		a, b := ls[i], ls[j]
+		if a.Where != b.Where {
+			return lessWhere(a.Where, b.Where)
+		}
+		if a.What != b.What {
+			return a.What < b.What
+		}
+		return a.Why < b.Why
+	})
 }
 
 var whereRE = regexp.MustCompile(`^(.*):(\d+)$`)
