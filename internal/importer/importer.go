@@ -86,6 +86,11 @@ type importer struct {
 	zoneObj map[string]*v1alpha1.BindZone
 	// extraWhere is where each extraOptions entry came from.
 	extraWhere []namedconf.Located
+	// bindfn: the configuration is a bind-fn render (see own.go); own are
+	// bind-fn's own keys, viewKey each view's transfer key.
+	bindfn  bool
+	own     map[string]bool
+	viewKey map[string]string
 }
 
 // Import imports a parsed named.conf.
@@ -104,6 +109,8 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 		catalogs: map[string]map[string]bool{}, zoneObj: map[string]*v1alpha1.BindZone{}}
 	im.cluster = &v1alpha1.BindCluster{TypeMeta: tm(v1alpha1.KindBindCluster), ObjectMeta: im.meta(opt.Cluster), Spec: v1alpha1.BindClusterSpec{Replicas: opt.Replicas}}
 	im.zoneDir = opt.ZoneDir
+	im.bindfn = isBindFnRender(conf)
+	im.own, im.viewKey = map[string]bool{}, map[string]string{}
 
 	var options *namedconf.Located
 	var views, zones []namedconf.Located
@@ -315,6 +322,11 @@ func listArg(s namedconf.Located) ([]namedconf.Located, bool) {
 
 func (im *importer) key(s namedconf.Located) {
 	name := s.Arg(1)
+	if im.ownKey(s) {
+		im.own[name] = true
+		im.replaced(s, "bind-fn's own key (rndc, intra-cluster transfers): the next render makes it")
+		return
+	}
 	k := &v1alpha1.BindTSIGKey{TypeMeta: tm(v1alpha1.KindBindTSIGKey), ObjectMeta: im.meta(im.objName("key", name))}
 	k.Spec.ClusterRef = im.opt.Cluster
 	k.Spec.ImportExisting = true
@@ -349,6 +361,10 @@ func (im *importer) key(s namedconf.Located) {
 
 func (im *importer) acl(s namedconf.Located) {
 	name := s.Arg(1)
+	if im.ownList(name) {
+		im.replaced(s, "the agent's peer ACL")
+		return
+	}
 	els, ok := elements(s.Body)
 	if !ok {
 		im.lose(s, "an ACL with a nested list: bind-fn's BindACL.addresses are flat; split it into named ACLs")

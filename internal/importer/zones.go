@@ -153,6 +153,8 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 				im.lose(b, "a nested address match list")
 				continue
 			}
+			// bind-fn's own: the view's transfer key, the agent's lists.
+			els = im.withoutOwn(els, map[string]bool{im.transferKey(view): true})
 			switch o {
 			case "allow-transfer":
 				z.Spec.AllowTransfer = els
@@ -395,4 +397,21 @@ func ZoneDir(conf []namedconf.Located, base string) string {
 		}
 	}
 	return base
+}
+
+// transferKey is the key bind-fn's render uses for transfers in a view
+// (its own, or the catalog's), "" for a configuration not from bind-fn.
+func (im *importer) transferKey(view string) string {
+	if !im.bindfn {
+		return ""
+	}
+	if k, ok := im.viewKey[view]; ok {
+		return k
+	}
+	for k := range im.own { // without views: the cluster's own transfer key
+		if k != "bind-fn-rndc" {
+			return k
+		}
+	}
+	return ""
 }
