@@ -165,6 +165,9 @@ func writeZone(b *strings.Builder, z ZonePlan, lim Limits) {
 	switch {
 	case z.Serial != nil && z.Change == Added:
 		facts = append(facts, fmt.Sprintf("serial %d", z.Serial.New))
+	case z.Serial != nil && z.Apply == applyUpdate:
+		// BIND bumps a dynamic zone's live serial on every UPDATE.
+		facts = append(facts, fmt.Sprintf("seed serial %d → %d", z.Serial.Old, z.Serial.New))
 	case z.Serial != nil:
 		facts = append(facts, fmt.Sprintf("serial %d → %d", z.Serial.Old, z.Serial.New))
 	}
