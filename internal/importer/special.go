@@ -141,7 +141,7 @@ func (im *importer) policyZone(s namedconf.Located, name, view string, opts map[
 			}
 		}
 	}
-	im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: f.Arg(1), RRs: rrs, Kind: "policy"})
+	im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: im.zonePath(f.Arg(1)), RRs: rrs, Kind: "policy"})
 	im.add("policies.yaml", p)
 }
 

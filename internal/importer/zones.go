@@ -87,7 +87,7 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			return false
 		}
 		im.zoneRecords(z, rrs, f)
-		im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: f.Arg(1), RRs: rrs, Kind: "zone"})
+		im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: im.zonePath(f.Arg(1)), RRs: rrs, Kind: "zone"})
 		handled["file"] = true
 	case "secondary", "stub":
 		z.Spec.Type = v1alpha1.ZoneType(typ)
