@@ -148,14 +148,11 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 			im.lose(z, "a zone outside every view, in a configuration with views (BIND refuses this)")
 		}
 	}
-	primaries := 0
 	for i, v := range views {
-		primaries += im.view(v, i)
+		im.view(v, i)
 	}
 	for _, z := range zones {
-		if im.zone(z, "", nil) {
-			primaries++
-		}
+		im.zone(z, "", nil)
 	}
 	im.finish()
 	// Dynamic and signed zones live on the primary's data volume: without
@@ -169,10 +166,21 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	for _, w := range im.extraWhere {
 		im.res.ExtraWhere = append(im.res.ExtraWhere, w.Where())
 	}
+	// Recursion (BIND's default) makes a resolver; with views each view
+	// says (a view without its own recursion statement inherits options').
 	im.cluster.Spec.Mode = v1alpha1.ModeAuthoritative
-	if recursion && primaries == 0 && len(views) == 0 {
+	if recursion && len(views) == 0 {
 		im.cluster.Spec.Mode = v1alpha1.ModeResolver
 	}
+	if recursion && len(views) > 0 {
+		for _, o := range im.res.Objects["views.yaml"] {
+			if v := o.(*v1alpha1.BindView); v.Spec.Recursion == nil {
+				r := true
+				v.Spec.Recursion = &r
+			}
+		}
+	}
+
 	im.add("cluster.yaml", im.cluster)
 	var keyNames []string
 	for n := range im.keys {

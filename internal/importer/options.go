@@ -137,8 +137,8 @@ func (im *importer) rateLimit(s namedconf.Located) bool {
 	return true
 }
 
-// view maps a view and its zones; it returns the number of primary zones.
-func (im *importer) view(s namedconf.Located, i int) int {
+// view maps a view and its zones.
+func (im *importer) view(s namedconf.Located, i int) {
 	name := s.Arg(1)
 	v := &v1alpha1.BindView{TypeMeta: tm(v1alpha1.KindBindView), ObjectMeta: im.meta(im.objName("view", name))}
 	v.Spec.ClusterRef = im.opt.Cluster
@@ -177,7 +177,6 @@ func (im *importer) view(s namedconf.Located, i int) int {
 		}
 	}
 	im.add("views.yaml", v)
-	n := 0
 	for _, b := range rest {
 		if b.Name() == "response-policy" {
 			im.responsePolicy(b, name)
@@ -190,11 +189,8 @@ func (im *importer) view(s namedconf.Located, i int) int {
 		im.lose(b, "view option bind-fn has no field for")
 	}
 	for _, z := range zones {
-		if im.zone(z, name, v) {
-			n++
-		}
+		im.zone(z, name, v)
 	}
-	return n
 }
 
 // responsePolicy records the policy zones of a view (or of options), in order.
