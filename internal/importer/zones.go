@@ -11,6 +11,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/plan"
 )
 
 // Zone is a zone the import read from a file, kept for Check.
@@ -308,7 +309,7 @@ func relName(owner, zone string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(owner, "."), "."+strings.TrimSuffix(zone, "."))
 }
 
-func rdata(rr dns.RR) string { return strings.TrimPrefix(rr.String(), rr.Header().String()) }
+func rdata(rr dns.RR) string { return plan.Rdata(rr) }
 
 // zoneRecords fills a primary zone from its RRs: the SOA into spec.soa, the
 // apex NS into nameservers, every other RRset into records.
