@@ -275,12 +275,11 @@ func parseZone(origin, file string, text []byte) (map[rrKey]*rrset, *dns.SOA, er
 	return sets, soa, nil
 }
 
-// rdata is an RR's presentation format without its header: the header is
-// "owner<TAB>ttl<TAB>class<TAB>type<TAB>" (a tab in a name is escaped), so
-// the rdata follows the fourth tab.
 func rdata(rr dns.RR) string { return Rdata(rr) }
 
-// Rdata is an RR's presentation format without its header.
+// Rdata is an RR's presentation format without its header: the header is
+// "owner<TAB>ttl<TAB>class<TAB>type<TAB>" (a tab in a name is escaped), so
+// the rdata follows the fourth tab.
 func Rdata(rr dns.RR) string {
 	s := rr.String()
 	for range 4 {
