@@ -112,7 +112,10 @@ func writeCluster(b *strings.Builder, c ClusterPlan, lim Limits) {
 			fmt.Fprintf(b, "| `%s` | %s | `%s` |\n", k.Name, ch, k.Secret)
 		}
 	}
-	if len(c.Config) > 0 {
+	if len(c.Config) > 0 && c.Change != Changed {
+		// A whole new (or deleted) file: counted here, listed in the JSON.
+		fmt.Fprintf(b, "\nnamed.conf: %d lines %s (--format json lists them).\n", len(c.Config), c.Change)
+	} else if len(c.Config) > 0 {
 		b.WriteString("\n#### named.conf\n\n```diff\n")
 		writeConf(b, c.Config, lim.Config)
 		b.WriteString("```\n")
