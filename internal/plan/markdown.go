@@ -177,7 +177,7 @@ func writeZone(b *strings.Builder, z ZonePlan, lim Limits) {
 	if c := countLine(z.Counts); c != "" {
 		facts = append(facts, c)
 	}
-	if z.Change != Removed && (len(z.RRsets) > 0 || z.Serial != nil) {
+	if z.Change == Changed && (len(z.RRsets) > 0 || z.Serial != nil) {
 		facts = append(facts, applyWords(z.Apply))
 	}
 	if len(facts) > 0 {

@@ -654,12 +654,13 @@ func liveActions(cp *ClusterPlan) (live, notApplied []string) {
 	if cp.Change != Changed {
 		return nil, nil
 	}
-	if len(cp.Config) > 0 || len(cp.Keys) > 0 {
-		live = append(live, "named.conf: the agent checks it (named-checkconf) and runs rndc reconfig")
-	}
+	reconfig := len(cp.Config) > 0 || len(cp.Keys) > 0
 	var reload, update, seed []string
 	for _, z := range cp.Zones {
-		if z.Change == Removed || (len(z.RRsets) == 0 && z.Serial == nil) {
+		if z.Change != Changed || len(z.Config) > 0 || z.OldType != "" {
+			reconfig = true // a zone statement added, removed or changed
+		}
+		if z.Change != Changed || (len(z.RRsets) == 0 && z.Serial == nil) {
 			continue
 		}
 		id := zoneID(z.View, z.Zone)
@@ -669,10 +670,11 @@ func liveActions(cp *ClusterPlan) (live, notApplied []string) {
 		case applyUpdate:
 			update = append(update, id)
 		case applySeed:
-			if z.Change == Changed {
-				seed = append(seed, id)
-			}
+			seed = append(seed, id)
 		}
+	}
+	if reconfig {
+		live = append(live, "named.conf: the agent checks it (named-checkconf) and runs rndc reconfig (zones added or removed with it)")
 	}
 	if len(reload) > 0 {
 		live = append(live, fmt.Sprintf("zone files: the agent runs rndc reload (%s)", listCut(reload, 10)))
