@@ -196,35 +196,30 @@ func unionKeys[V any](a, b map[string]V) []string {
 	return out
 }
 
-// YAML writes objects as a multi-document YAML file.
+// YAML writes objects as a multi-document YAML file, without the empty
+// fields typed structs serialise (status: {}, creationTimestamp: null).
 func YAML(objs []any) ([]byte, error) {
 	var b strings.Builder
 	for i, o := range objs {
-		y, err := yaml.Marshal(o)
+		js, err := json.Marshal(o)
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]any
+		if err := json.Unmarshal(js, &m); err != nil {
+			return nil, err
+		}
+		clean(m)
+		y, err := yaml.Marshal(m)
 		if err != nil {
 			return nil, err
 		}
 		if i > 0 {
 			b.WriteString("---\n")
 		}
-		b.Write(stripEmpty(y))
+		b.Write(y)
 	}
 	return []byte(b.String()), nil
-}
-
-// stripEmpty drops the empty fields typed structs serialise (status: {},
-// creationTimestamp: null, resources: {}).
-func stripEmpty(y []byte) []byte {
-	var m map[string]any
-	if err := yaml.Unmarshal(y, &m); err != nil {
-		return y
-	}
-	clean(m)
-	out, err := yaml.Marshal(m)
-	if err != nil {
-		return y
-	}
-	return out
 }
 
 func clean(m map[string]any) {
