@@ -319,15 +319,6 @@ func elements(body []namedconf.Located) ([]string, bool) {
 	return out, true
 }
 
-// listArg returns the body of a list statement (`name { ... };`), whether
-// written as a block or with an inline list word.
-func listArg(s namedconf.Located) ([]namedconf.Located, bool) {
-	if s.Block && len(s.Words) == 1 {
-		return s.Body, true
-	}
-	return nil, false
-}
-
 func (im *importer) key(s namedconf.Located) {
 	name := s.Arg(1)
 	if im.ownKey(s) {

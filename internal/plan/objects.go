@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -257,18 +256,4 @@ func (p *Package) Previous() []render.PrevObject {
 		out = append(out, po)
 	}
 	return out
-}
-
-// sortObjects orders objects by namespace, kind and name.
-func sortObjects(objs []Object) {
-	sort.Slice(objs, func(i, j int) bool {
-		a, b := objs[i], objs[j]
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.Name < b.Name
-	})
 }
