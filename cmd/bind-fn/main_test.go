@@ -155,3 +155,21 @@ func TestImportExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanBadInput: new inputs bind-fn refuses make no plan; the error
+// names the object, field and file.
+func TestPlanBadInput(t *testing.T) {
+	base := filepath.Join("..", "..", "internal", "plan", "testdata", "base")
+	dir := t.TempDir()
+	copyDir(t, base, dir)
+	p := filepath.Join(dir, "records.yaml")
+	b, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, bytes.Replace(b, []byte(`"198.51.100.30"`), []byte(`"198.51.100.300"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	code, err := (&PlanCmd{Dir: dir, Old: base, Format: "markdown"}).Run(&out)
+	if code != 1 || err == nil || !strings.Contains(err.Error(), "DNSRecord dns/blog (records.yaml") || !strings.Contains(err.Error(), "spec.values[0]") {
+		t.Errorf("exit %d, error %v: want exit 1 and a located error", code, err)
+	}
+}
