@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/miekg/dns"
 )
 
 // copyDir copies the top-level files of src into dst.
@@ -171,5 +174,70 @@ func TestPlanBadInput(t *testing.T) {
 	code, err := (&PlanCmd{Dir: dir, Old: base, Format: "markdown"}).Run(&out)
 	if code != 1 || err == nil || !strings.Contains(err.Error(), "DNSRecord dns/blog (records.yaml") || !strings.Contains(err.Error(), "spec.values[0]") {
 		t.Errorf("exit %d, error %v: want exit 1 and a located error", code, err)
+	}
+}
+
+// TestImportAXFR: `bind-fn import --axfr SERVER --zone Z --key K` writes a
+// package from a live transfer, signed with the key (a miekg/dns server on
+// loopback that refuses unsigned transfers).
+func TestImportAXFR(t *testing.T) {
+	const secret = "c2VjcmV0LWZvci1heGZyLXRlc3QtMTIzNDU2Nzg5MA=="
+	zone := []string{
+		"example.net. 300 IN SOA ns1.example.net. hostmaster.example.net. 7 3600 600 1209600 300",
+		"example.net. 300 IN NS ns1.example.net.",
+		"ns1.example.net. 300 IN A 192.0.2.53",
+		"www.example.net. 60 IN A 192.0.2.80",
+		"example.net. 300 IN TXT \"v=spf1 -all\"",
+	}
+	var rrs []dns.RR
+	for _, s := range zone {
+		rr, err := dns.NewRR(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rrs = append(rrs, rr)
+	}
+	pc, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &dns.Server{Listener: pc, TsigSecret: map[string]string{"xfr.": secret}, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		if r.IsTsig() == nil || w.TsigStatus() != nil || len(r.Question) != 1 || r.Question[0].Qtype != dns.TypeAXFR {
+			m := new(dns.Msg)
+			m.SetRcode(r, dns.RcodeRefused)
+			_ = w.WriteMsg(m)
+			return
+		}
+		ch := make(chan *dns.Envelope, 1)
+		tr := new(dns.Transfer)
+		tr.TsigSecret = map[string]string{"xfr.": secret}
+		go func() { ch <- &dns.Envelope{RR: append(append([]dns.RR{}, rrs...), rrs[0])}; close(ch) }()
+		_ = tr.Out(w, r, ch)
+		w.Hijack()
+	})}
+	go func() { _ = srv.ActivateAndServe() }()
+	defer func() { _ = srv.Shutdown() }()
+
+	out := filepath.Join(t.TempDir(), "pkg")
+	var stdout, stderr bytes.Buffer
+	cmd := &ImportCmd{Out: out, Cluster: "bind", Namespace: "dns", Replicas: 2, Format: "text",
+		AXFR: pc.Addr().String(), Zone: []string{"example.net"}, Key: "hmac-sha256:xfr:" + secret}
+	code, err := cmd.Run(&stdout, &stderr)
+	if err != nil || code != exitLossless {
+		t.Fatalf("exit %d, %v\n%s", code, err, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "zones.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"zoneName: example.net", "- 192.0.2.80", "ttl: 60", "type: primary"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("zones.yaml lacks %q:\n%s", want, b)
+		}
+	}
+	// Unsigned, the server refuses: the import fails, naming the transfer.
+	cmd.Key = ""
+	if code, err := cmd.Run(&stdout, &stderr); code != 1 || err == nil || !strings.Contains(err.Error(), "AXFR example.net") {
+		t.Errorf("unsigned transfer: exit %d, %v", code, err)
 	}
 }
