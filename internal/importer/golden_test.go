@@ -58,12 +58,27 @@ func TestGoldenImports(t *testing.T) {
 func importFiles(t *testing.T, conf string) map[string]string {
 	t.Helper()
 	dir := filepath.Dir(conf)
-	stmts, err := namedconf.ReadConf(conf, dir, os.ReadFile)
+	// remap.txt ("<absolute prefix> <directory relative to the case>")
+	// stands a copied system configuration where its paths point.
+	read, exists := os.ReadFile, func(p string) bool { _, err := os.Stat(p); return err == nil }
+	if b, err := os.ReadFile(filepath.Join(dir, "remap.txt")); err == nil {
+		from, to, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+		local := func(p string) string {
+			if rest, ok := strings.CutPrefix(p, from+"/"); ok {
+				return filepath.Join(dir, to, rest)
+			}
+			return p
+		}
+		read = func(p string) ([]byte, error) { return os.ReadFile(local(p)) }
+		exists = func(p string) bool { _, err := os.Stat(local(p)); return err == nil }
+		conf = from + "/named.conf"
+		dir = from
+	}
+	stmts, err := namedconf.ReadConf(conf, dir, read)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := importer.Import(stmts, importer.Options{ZoneDir: importer.ZoneDir(stmts, dir), Read: os.ReadFile,
-		Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }})
+	res, err := importer.Import(stmts, importer.Options{ZoneDir: importer.ZoneDir(stmts, dir), Read: read, Exists: exists})
 	if err != nil {
 		t.Fatal(err)
 	}
