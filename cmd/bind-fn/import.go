@@ -59,7 +59,7 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 			return 1, err
 		}
 		if opt.ZoneDir == "" {
-			opt.ZoneDir = confDirectory(conf, base)
+			opt.ZoneDir = importer.ZoneDir(conf, base)
 		}
 	}
 	res, err := importer.Import(conf, opt)
@@ -105,26 +105,6 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 		return exitLossy, nil
 	}
 	return exitLossless, nil
-}
-
-// confDirectory is the options directory (relative zone files are found
-// there), resolved against base.
-func confDirectory(conf []namedconf.Located, base string) string {
-	for _, s := range conf {
-		if s.Name() != "options" {
-			continue
-		}
-		for _, b := range s.Body {
-			if b.Name() == "directory" {
-				d := b.Arg(1)
-				if !filepath.IsAbs(d) {
-					d = filepath.Join(base, d)
-				}
-				return d
-			}
-		}
-	}
-	return base
 }
 
 const kptfile = `apiVersion: kpt.dev/v1

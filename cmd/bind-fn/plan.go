@@ -29,18 +29,18 @@ type PlanCmd struct {
 // Run prints the plan. Exit code: 0 no change, 2 a DNS change, 3 objects
 // change without a DNS change.
 func (c *PlanCmd) Run(out io.Writer) (int, error) {
-	newPkg, err := plan.LoadDir(c.Dir)
+	newPkg, err := plan.LoadDir(c.Dir, c.Rendered)
 	if err != nil {
 		return 1, err
 	}
 	oldPkg := &plan.Package{Rendered: newPkg.Rendered}
 	switch {
 	case c.Git != "":
-		if oldPkg, err = plan.LoadGit(c.Dir, c.Git); err != nil {
+		if oldPkg, err = plan.LoadGit(c.Dir, c.Git, c.Rendered); err != nil {
 			return 1, err
 		}
 	case c.Old != "":
-		if oldPkg, err = plan.LoadDir(c.Old); err != nil {
+		if oldPkg, err = plan.LoadDir(c.Old, c.Rendered); err != nil {
 			return 1, err
 		}
 	}

@@ -84,7 +84,9 @@ func (r *Result) Check(rand io.Reader) (diag.Results, error) {
 		}
 		r.dropExtra(drop)
 	}
-	return nil, r.compareZones(objs)
+	err := r.compareZones(objs)
+	sortLosses(r.Losses)
+	return nil, err
 }
 
 func (r *Result) cluster() *v1alpha1.BindCluster {
@@ -104,7 +106,7 @@ func (r *Result) dropExtra(drop map[int]string) {
 		where = append(where, r.ExtraWhere[i])
 	}
 	c.Spec.ExtraOptions, r.ExtraWhere = keep, where
-	sort.Slice(r.Losses, func(i, j int) bool { return lessWhere(r.Losses[i].Where, r.Losses[j].Where) })
+	sortLosses(r.Losses)
 }
 
 // compareZones compares every zone read from a file with its render.
@@ -194,35 +196,30 @@ func unionKeys[V any](a, b map[string]V) []string {
 	return out
 }
 
-// YAML writes objects as a multi-document YAML file.
+// YAML writes objects as a multi-document YAML file, without the empty
+// fields typed structs serialise (status: {}, creationTimestamp: null).
 func YAML(objs []any) ([]byte, error) {
 	var b strings.Builder
 	for i, o := range objs {
-		y, err := yaml.Marshal(o)
+		js, err := json.Marshal(o)
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]any
+		if err := json.Unmarshal(js, &m); err != nil {
+			return nil, err
+		}
+		clean(m)
+		y, err := yaml.Marshal(m)
 		if err != nil {
 			return nil, err
 		}
 		if i > 0 {
 			b.WriteString("---\n")
 		}
-		b.Write(stripEmpty(y))
+		b.Write(y)
 	}
 	return []byte(b.String()), nil
-}
-
-// stripEmpty drops the empty fields typed structs serialise (status: {},
-// creationTimestamp: null, resources: {}).
-func stripEmpty(y []byte) []byte {
-	var m map[string]any
-	if err := yaml.Unmarshal(y, &m); err != nil {
-		return y
-	}
-	clean(m)
-	out, err := yaml.Marshal(m)
-	if err != nil {
-		return y
-	}
-	return out
 }
 
 func clean(m map[string]any) {

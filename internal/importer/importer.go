@@ -86,6 +86,11 @@ type importer struct {
 	zoneObj map[string]*v1alpha1.BindZone
 	// extraWhere is where each extraOptions entry came from.
 	extraWhere []namedconf.Located
+	// bindfn: the configuration is a bind-fn render (see own.go); own are
+	// bind-fn's own keys, viewKey each view's transfer key.
+	bindfn  bool
+	own     map[string]bool
+	viewKey map[string]string
 }
 
 // Import imports a parsed named.conf.
@@ -104,6 +109,8 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 		catalogs: map[string]map[string]bool{}, zoneObj: map[string]*v1alpha1.BindZone{}}
 	im.cluster = &v1alpha1.BindCluster{TypeMeta: tm(v1alpha1.KindBindCluster), ObjectMeta: im.meta(opt.Cluster), Spec: v1alpha1.BindClusterSpec{Replicas: opt.Replicas}}
 	im.zoneDir = opt.ZoneDir
+	im.bindfn = isBindFnRender(conf)
+	im.own, im.viewKey = map[string]bool{}, map[string]string{}
 
 	var options *namedconf.Located
 	var views, zones []namedconf.Located
@@ -141,14 +148,11 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 			im.lose(z, "a zone outside every view, in a configuration with views (BIND refuses this)")
 		}
 	}
-	primaries := 0
 	for i, v := range views {
-		primaries += im.view(v, i)
+		im.view(v, i)
 	}
 	for _, z := range zones {
-		if im.zone(z, "", nil) {
-			primaries++
-		}
+		im.zone(z, "", nil)
 	}
 	im.finish()
 	// Dynamic and signed zones live on the primary's data volume: without
@@ -162,10 +166,21 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	for _, w := range im.extraWhere {
 		im.res.ExtraWhere = append(im.res.ExtraWhere, w.Where())
 	}
+	// Recursion (BIND's default) makes a resolver; with views each view
+	// says (a view without its own recursion statement inherits options').
 	im.cluster.Spec.Mode = v1alpha1.ModeAuthoritative
-	if recursion && primaries == 0 && len(views) == 0 {
+	if recursion && len(views) == 0 {
 		im.cluster.Spec.Mode = v1alpha1.ModeResolver
 	}
+	if recursion && len(views) > 0 {
+		for _, o := range im.res.Objects["views.yaml"] {
+			if v := o.(*v1alpha1.BindView); v.Spec.Recursion == nil {
+				r := true
+				v.Spec.Recursion = &r
+			}
+		}
+	}
+
 	im.add("cluster.yaml", im.cluster)
 	var keyNames []string
 	for n := range im.keys {
@@ -175,9 +190,24 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	for _, n := range keyNames {
 		im.add("keys.yaml", im.keys[n])
 	}
-	sort.Slice(im.res.Losses, func(i, j int) bool { return lessWhere(im.res.Losses[i].Where, im.res.Losses[j].Where) })
-	sort.Slice(im.res.Replaced, func(i, j int) bool { return lessWhere(im.res.Replaced[i].Where, im.res.Replaced[j].Where) })
+	sortLosses(im.res.Losses)
+	sortLosses(im.res.Replaced)
 	return im.res, nil
+}
+
+// sortLosses orders by file and line, then text: the same input gives the
+// same report.
+func sortLosses(ls []Loss) {
+	sort.Slice(ls, func(i, j int) bool {
+		a, b := ls[i], ls[j]
+		if a.Where != b.Where {
+			return lessWhere(a.Where, b.Where)
+		}
+		if a.What != b.What {
+			return a.What < b.What
+		}
+		return a.Why < b.Why
+	})
 }
 
 var whereRE = regexp.MustCompile(`^(.*):(\d+)$`)
@@ -289,17 +319,13 @@ func elements(body []namedconf.Located) ([]string, bool) {
 	return out, true
 }
 
-// listArg returns the body of a list statement (`name { ... };`), whether
-// written as a block or with an inline list word.
-func listArg(s namedconf.Located) ([]namedconf.Located, bool) {
-	if s.Block && len(s.Words) == 1 {
-		return s.Body, true
-	}
-	return nil, false
-}
-
 func (im *importer) key(s namedconf.Located) {
 	name := s.Arg(1)
+	if im.ownKey(s) {
+		im.own[name] = true
+		im.replaced(s, "bind-fn's own key (rndc, intra-cluster transfers): the next render makes it")
+		return
+	}
 	k := &v1alpha1.BindTSIGKey{TypeMeta: tm(v1alpha1.KindBindTSIGKey), ObjectMeta: im.meta(im.objName("key", name))}
 	k.Spec.ClusterRef = im.opt.Cluster
 	k.Spec.ImportExisting = true
@@ -320,7 +346,7 @@ func (im *importer) key(s namedconf.Located) {
 	k.Spec.SecretName = k.Name + "-tsig"
 	im.keys[name] = k
 	im.keyObj[name] = k.Name
-	data := map[string]string{"secret": secret}
+	data := map[string]string{"secret": secret, "keyName": name}
 	if k.Spec.Algorithm != "" {
 		data["algorithm"] = k.Spec.Algorithm
 	}
@@ -334,6 +360,10 @@ func (im *importer) key(s namedconf.Located) {
 
 func (im *importer) acl(s namedconf.Located) {
 	name := s.Arg(1)
+	if im.ownList(name) {
+		im.replaced(s, "the agent's peer ACL")
+		return
+	}
 	els, ok := elements(s.Body)
 	if !ok {
 		im.lose(s, "an ACL with a nested list: bind-fn's BindACL.addresses are flat; split it into named ACLs")

@@ -57,8 +57,10 @@ func (im *importer) options(o namedconf.Located) bool {
 			} else if els, ok := elements(s.Body); ok {
 				if name == "allow-query" {
 					sp.AllowQuery = els
-				} else {
+				} else if !(len(els) == 1 && els[0] == "none") {
 					sp.AllowRecursion = els
+				} else {
+					im.replaced(s, "bind-fn's default when recursion is off")
 				}
 				continue
 			}
@@ -126,7 +128,7 @@ func (im *importer) rateLimit(s namedconf.Located) bool {
 			if !ok {
 				return false
 			}
-			rl.Exempt = els
+			rl.Exempt = im.withoutOwn(els, nil)
 		default:
 			return false
 		}
@@ -135,8 +137,8 @@ func (im *importer) rateLimit(s namedconf.Located) bool {
 	return true
 }
 
-// view maps a view and its zones; it returns the number of primary zones.
-func (im *importer) view(s namedconf.Located, i int) int {
+// view maps a view and its zones.
+func (im *importer) view(s namedconf.Located, i int) {
 	name := s.Arg(1)
 	v := &v1alpha1.BindView{TypeMeta: tm(v1alpha1.KindBindView), ObjectMeta: im.meta(im.objName("view", name))}
 	v.Spec.ClusterRef = im.opt.Cluster
@@ -155,6 +157,12 @@ func (im *importer) view(s namedconf.Located, i int) int {
 				continue
 			}
 			if b.Name() == "match-clients" {
+				if im.bindfn {
+					var key string
+					key, els = viewHead(els)
+					im.viewKey[name] = key
+					im.replaced(b, "the head of a bind-fn view's match-clients (its transfer key, its zones' keys, other views' keys excluded): the next render writes it")
+				}
 				v.Spec.MatchClients = els
 			} else {
 				v.Spec.MatchDestinations = els
@@ -169,33 +177,34 @@ func (im *importer) view(s namedconf.Located, i int) int {
 		}
 	}
 	im.add("views.yaml", v)
-	n := 0
 	for _, b := range rest {
 		if b.Name() == "response-policy" {
 			im.responsePolicy(b, name)
 			continue
 		}
-		if b.Name() == "allow-recursion" {
-			im.replaced(b, "a view with recursion yes allows it to the clients it matches")
+		if b.Name() == "allow-recursion" || (im.bindfn && b.Name() == "dnssec-validation") {
+			im.replaced(b, "a view with recursion yes allows it to the clients it matches (and validates)")
 			continue
 		}
 		im.lose(b, "view option bind-fn has no field for")
 	}
 	for _, z := range zones {
-		if im.zone(z, name, v) {
-			n++
-		}
+		im.zone(z, name, v)
 	}
-	return n
 }
 
 // responsePolicy records the policy zones of a view (or of options), in order.
 func (im *importer) responsePolicy(s namedconf.Located, view string) {
+	// `response-policy { zone "a"; };` is a block; with options after the
+	// list (recursive-only no) the list is a word.
+	lists := [][]namedconf.Stmt{s.Plain().Body}
 	for _, w := range s.Words {
-		if w.Kind != namedconf.List {
-			continue
+		if w.Kind == namedconf.List {
+			lists = append(lists, w.Items)
 		}
-		for _, e := range w.Items {
+	}
+	for _, items := range lists {
+		for _, e := range items {
 			if e.Name() == "zone" {
 				im.rpz[view] = append(im.rpz[view], strings.ToLower(strings.TrimSuffix(e.Arg(1), ".")))
 				if len(e.Words) > 2 {

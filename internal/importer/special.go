@@ -54,6 +54,12 @@ func (im *importer) catalogZone(s namedconf.Located, name, view string, v *v1alp
 	for n, o := range opts {
 		switch n {
 		case "type", "file", "allow-transfer":
+		case "also-notify":
+			if els, ok := elements(o.Body); ok && len(im.withoutOwn(els, nil)) == 0 && im.bindfn {
+				im.replaced(o, "bind-fn NOTIFYs its own secondaries")
+			} else {
+				im.lose(o, "a catalog's also-notify (bind-fn NOTIFYs its own secondaries only)")
+			}
 		default:
 			if why, ok := zoneOwned[n]; ok {
 				im.replaced(o, why)
@@ -135,7 +141,7 @@ func (im *importer) policyZone(s namedconf.Located, name, view string, opts map[
 			}
 		}
 	}
-	im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: f.Arg(1), RRs: rrs, Kind: "policy"})
+	im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: im.zonePath(f.Arg(1)), RRs: rrs, Kind: "policy"})
 	im.add("policies.yaml", p)
 }
 

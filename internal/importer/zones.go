@@ -11,6 +11,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/plan"
 )
 
 // Zone is a zone the import read from a file, kept for Check.
@@ -87,7 +88,7 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			return false
 		}
 		im.zoneRecords(z, rrs, f)
-		im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: f.Arg(1), RRs: rrs, Kind: "zone"})
+		im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: im.zonePath(f.Arg(1)), RRs: rrs, Kind: "zone"})
 		handled["file"] = true
 	case "secondary", "stub":
 		z.Spec.Type = v1alpha1.ZoneType(typ)
@@ -153,6 +154,8 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 				im.lose(b, "a nested address match list")
 				continue
 			}
+			// bind-fn's own: the view's transfer key, the agent's lists.
+			els = im.withoutOwn(els, map[string]bool{im.transferKey(view): true})
 			switch o {
 			case "allow-transfer":
 				z.Spec.AllowTransfer = els
@@ -306,7 +309,7 @@ func relName(owner, zone string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(owner, "."), "."+strings.TrimSuffix(zone, "."))
 }
 
-func rdata(rr dns.RR) string { return strings.TrimPrefix(rr.String(), rr.Header().String()) }
+func rdata(rr dns.RR) string { return plan.Rdata(rr) }
 
 // zoneRecords fills a primary zone from its RRs: the SOA into spec.soa, the
 // apex NS into nameservers, every other RRset into records.
@@ -375,4 +378,41 @@ func mailOf(mbox string) string {
 		}
 	}
 	return m
+}
+
+// ZoneDir is where named finds relative zone files: the options
+// directory, resolved against base (named's working directory), else base.
+func ZoneDir(conf []namedconf.Located, base string) string {
+	for _, s := range conf {
+		if s.Name() != "options" {
+			continue
+		}
+		for _, b := range s.Body {
+			if b.Name() == "directory" {
+				d := b.Arg(1)
+				if !filepath.IsAbs(d) {
+					d = filepath.Join(base, d)
+				}
+				return d
+			}
+		}
+	}
+	return base
+}
+
+// transferKey is the key bind-fn's render uses for transfers in a view
+// (its own, or the catalog's), "" for a configuration not from bind-fn.
+func (im *importer) transferKey(view string) string {
+	if !im.bindfn {
+		return ""
+	}
+	if k, ok := im.viewKey[view]; ok {
+		return k
+	}
+	for k := range im.own { // without views: the cluster's own transfer key
+		if k != "bind-fn-rndc" {
+			return k
+		}
+	}
+	return ""
 }

@@ -57,6 +57,7 @@ func TestGoldenPlans(t *testing.T) {
 				t.Fatal(err)
 			}
 			p.Notes = sides.Notes
+			checkComplete(t, sides, p)
 			js, err := p.JSON()
 			if err != nil {
 				t.Fatal(err)
@@ -144,4 +145,49 @@ func lines(t *testing.T, file string) []string {
 		}
 	}
 	return out
+}
+
+// checkComplete: every zone of the old render with the plan's RRset
+// changes applied is the zone of the new render, and a zone the plan does
+// not list is unchanged.
+func checkComplete(t *testing.T, sides *plan.Sides, p *plan.Plan) {
+	t.Helper()
+	oldZones, err := plan.ZoneContents(sides.Old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newZones, err := plan.ZoneContents(sides.New)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned := map[string][]plan.RRsetChange{}
+	for _, c := range p.Clusters {
+		for _, z := range c.Zones {
+			id := z.Zone
+			if z.View != "" {
+				id = z.View + "/" + z.Zone
+			}
+			planned[id] = append(planned[id], z.RRsets...)
+		}
+	}
+	ids := map[string]bool{}
+	for id := range oldZones {
+		ids[id] = true
+	}
+	for id := range newZones {
+		ids[id] = true
+	}
+	for id := range ids {
+		old := oldZones[id]
+		if old == nil {
+			old = plan.ZoneData{}
+		}
+		want := newZones[id]
+		if want == nil {
+			want = plan.ZoneData{}
+		}
+		if d := cmp.Diff(want, old.Apply(planned[id])); d != "" {
+			t.Errorf("zone %s: old + plan != new (-new +old+plan):\n%s", id, d)
+		}
+	}
 }

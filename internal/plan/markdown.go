@@ -112,7 +112,10 @@ func writeCluster(b *strings.Builder, c ClusterPlan, lim Limits) {
 			fmt.Fprintf(b, "| `%s` | %s | `%s` |\n", k.Name, ch, k.Secret)
 		}
 	}
-	if len(c.Config) > 0 {
+	if len(c.Config) > 0 && c.Change != Changed {
+		// A whole new (or deleted) file: counted here, listed in the JSON.
+		fmt.Fprintf(b, "\nnamed.conf: %d lines %s (--format json lists them).\n", len(c.Config), c.Change)
+	} else if len(c.Config) > 0 {
 		b.WriteString("\n#### named.conf\n\n```diff\n")
 		writeConf(b, c.Config, lim.Config)
 		b.WriteString("```\n")
@@ -165,13 +168,16 @@ func writeZone(b *strings.Builder, z ZonePlan, lim Limits) {
 	switch {
 	case z.Serial != nil && z.Change == Added:
 		facts = append(facts, fmt.Sprintf("serial %d", z.Serial.New))
+	case z.Serial != nil && z.Apply == applyUpdate:
+		// BIND bumps a dynamic zone's live serial on every UPDATE.
+		facts = append(facts, fmt.Sprintf("seed serial %d → %d", z.Serial.Old, z.Serial.New))
 	case z.Serial != nil:
 		facts = append(facts, fmt.Sprintf("serial %d → %d", z.Serial.Old, z.Serial.New))
 	}
 	if c := countLine(z.Counts); c != "" {
 		facts = append(facts, c)
 	}
-	if z.Change != Removed && (len(z.RRsets) > 0 || z.Serial != nil) {
+	if z.Change == Changed && (len(z.RRsets) > 0 || z.Serial != nil) {
 		facts = append(facts, applyWords(z.Apply))
 	}
 	if len(facts) > 0 {

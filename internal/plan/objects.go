@@ -1,16 +1,18 @@
 package plan
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
@@ -132,29 +134,40 @@ func strMap(v any) map[string]string {
 type Package struct {
 	Items    []model.Item
 	Rendered []Object
+	// RenderedOnly skips the inputs while reading files (a plan that
+	// compares two renders needs none of them; in a large package they
+	// are most of the YAML).
+	RenderedOnly bool
 }
 
 // AddFile reads every YAML document of a file into the package: inputs by
 // their API group, rendered objects by the managed-by label; anything else
 // is not the plan's business and is skipped.
 func (p *Package) AddFile(name string, data []byte) error {
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for i := 0; ; i++ {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: document %d: %w", name, i, err)
+		}
+		if p.RenderedOnly && isInput(doc) {
+			continue
+		}
+		js, err := yaml.YAMLToJSON(doc)
+		if err != nil {
+			return fmt.Errorf("%s: document %d: %w", name, i, err)
+		}
 		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
+		if err := json.Unmarshal(js, &m); err != nil {
 			return fmt.Errorf("%s: document %d: %w", name, i, err)
 		}
 		if m == nil {
 			continue
 		}
 		meta, _ := m["metadata"].(map[string]any)
-		js, err := json.Marshal(m)
-		if err != nil {
-			return fmt.Errorf("%s: document %d: %w", name, i, err)
-		}
 		if model.IsGroup(str(m, "apiVersion")) {
 			p.Items = append(p.Items, model.Item{Source: diag.Source{
 				Ref:  diag.ObjectRef{APIVersion: str(m, "apiVersion"), Kind: str(m, "kind"), Namespace: str(meta, "namespace"), Name: str(meta, "name")},
@@ -171,6 +184,41 @@ func (p *Package) AddFile(name string, data []byte) error {
 		}
 		p.Rendered = append(p.Rendered, o)
 	}
+}
+
+// isInput says whether a YAML document is a bind.unkin.net object, by its
+// top-level apiVersion line (only to skip it: a document this misses is
+// decoded and sorted properly).
+func isInput(doc []byte) bool {
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(line, []byte("apiVersion:")); ok {
+			return model.IsGroup(strings.Trim(strings.TrimSpace(string(v)), `"'`))
+		}
+	}
+	return false
+}
+
+// addFiles reads files in parallel, keeping their order.
+func (p *Package) addFiles(names []string, read func(i int) ([]byte, error)) error {
+	parts := make([]Package, len(names))
+	errs := make([]error, len(names))
+	parallel(len(names), func(i int) {
+		data, err := read(i)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		parts[i].RenderedOnly = p.RenderedOnly
+		errs[i] = parts[i].AddFile(names[i], data)
+	})
+	for i := range parts {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		p.Items = append(p.Items, parts[i].Items...)
+		p.Rendered = append(p.Rendered, parts[i].Rendered...)
+	}
+	return nil
 }
 
 func decodeRendered(kind string, js []byte) (Object, error) {
@@ -208,18 +256,4 @@ func (p *Package) Previous() []render.PrevObject {
 		out = append(out, po)
 	}
 	return out
-}
-
-// sortObjects orders objects by namespace, kind and name.
-func sortObjects(objs []Object) {
-	sort.Slice(objs, func(i, j int) bool {
-		a, b := objs[i], objs[j]
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.Name < b.Name
-	})
 }

@@ -95,3 +95,21 @@ func TestDiffLines(t *testing.T) {
 		t.Errorf("multiset difference (-want +got):\n%s", d)
 	}
 }
+
+func TestRdata(t *testing.T) {
+	for s, want := range map[string]string{
+		"a.example. 60 IN TXT \"x\\009y\" \"two words\"": "\"x\\009y\" \"two words\"",
+		"a\\009b.example. 60 IN A 192.0.2.1":             "192.0.2.1",
+		"example. 60 IN SOA ns. h. 1 2 3 4 5":            "ns. h. 1 2 3 4 5",
+		// An unknown type's header prints differently from its RR.
+		"example. 60 IN TYPE65534 \\# 2 0102": "\\# 2 0102",
+	} {
+		rr, err := dns.NewRR(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rdata(rr); got != want {
+			t.Errorf("rdata(%q) = %q, want %q", s, got, want)
+		}
+	}
+}

@@ -275,9 +275,21 @@ func parseZone(origin, file string, text []byte) (map[rrKey]*rrset, *dns.SOA, er
 	return sets, soa, nil
 }
 
-// rdata is an RR's presentation format without its header.
-func rdata(rr dns.RR) string {
-	return strings.TrimPrefix(rr.String(), rr.Header().String())
+func rdata(rr dns.RR) string { return Rdata(rr) }
+
+// Rdata is an RR's presentation format without its header: the header is
+// "owner<TAB>ttl<TAB>class<TAB>type<TAB>" (a tab in a name is escaped), so
+// the rdata follows the fourth tab.
+func Rdata(rr dns.RR) string {
+	s := rr.String()
+	for range 4 {
+		i := strings.IndexByte(s, '\t')
+		if i < 0 {
+			return strings.TrimPrefix(rr.String(), rr.Header().String())
+		}
+		s = s[i+1:]
+	}
+	return s
 }
 
 func compactStrings(s []string) []string {

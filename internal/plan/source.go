@@ -29,9 +29,9 @@ func isManifest(name string) bool {
 }
 
 // LoadDir reads every manifest under dir (recursively: kpt writes the
-// rendered objects into rendered/<cluster>/).
-func LoadDir(dir string) (*Package, error) {
-	p := &Package{}
+// rendered objects into rendered/<cluster>/). renderedOnly skips the inputs.
+func LoadDir(dir string, renderedOnly bool) (*Package, error) {
+	p := &Package{RenderedOnly: renderedOnly}
 	var files []string
 	err := filepath.WalkDir(dir, func(f string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -49,22 +49,20 @@ func LoadDir(dir string) (*Package, error) {
 		return nil, err
 	}
 	sort.Strings(files)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
+	names := make([]string, len(files))
+	for i, f := range files {
 		rel, _ := filepath.Rel(dir, f)
-		if err := p.AddFile(filepath.ToSlash(rel), data); err != nil {
-			return nil, err
-		}
+		names[i] = filepath.ToSlash(rel)
+	}
+	if err := p.addFiles(names, func(i int) ([]byte, error) { return os.ReadFile(files[i]) }); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
 // LoadGit reads the manifests under dir as they are in a git ref (a
-// commit, branch or tag), with the git CLI.
-func LoadGit(dir, ref string) (*Package, error) {
+// commit, branch or tag), with the git CLI. renderedOnly skips the inputs.
+func LoadGit(dir, ref string, renderedOnly bool) (*Package, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -105,9 +103,11 @@ func LoadGit(dir, ref string) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Package{}
+	p := &Package{RenderedOnly: renderedOnly}
 	r := bufio.NewReader(bytes.NewReader(out))
-	for _, n := range names {
+	datas := make([][]byte, len(names))
+	rels := make([]string, len(names))
+	for i, n := range names {
 		head, err := r.ReadString('\n')
 		if err != nil {
 			return nil, fmt.Errorf("git cat-file: %w", err)
@@ -124,10 +124,11 @@ func LoadGit(dir, ref string) (*Package, error) {
 		if _, err := io.ReadFull(r, data); err != nil {
 			return nil, fmt.Errorf("git cat-file: %w", err)
 		}
-		name := strings.TrimPrefix(strings.TrimPrefix(n, rel), "/")
-		if err := p.AddFile(name, data[:size]); err != nil {
-			return nil, err
-		}
+		rels[i] = strings.TrimPrefix(strings.TrimPrefix(n, rel), "/")
+		datas[i] = data[:size]
+	}
+	if err := p.addFiles(rels, func(i int) ([]byte, error) { return datas[i], nil }); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -28,8 +28,7 @@ import (
 // unchanged, and no process restarts (the plan says no roll).
 func TestPlanLab(t *testing.T) {
 	agentBin := requirements(t)
-	if !inLab() {
-		enterLab(t)
+	if !ownLab(t) {
 		return
 	}
 	lab := newLab(t, path.Dir(agentBin))

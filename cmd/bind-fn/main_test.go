@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+)
+
+// copyDir copies the top-level files of src into dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(src, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err != nil || fi.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestPlanExitCodes(t *testing.T) {
+	base := filepath.Join("..", "..", "internal", "plan", "testdata", "base")
+	cases := map[string]struct {
+		reason string
+		edit   func(dir string)
+		want   int
+		output string
+	}{
+		"NoChange": {
+			reason: "The same inputs plan nothing: exit 0, CI labels the pull request as no DNS change.",
+			edit:   func(string) {},
+			want:   exitNoChange,
+			output: "No changes.",
+		},
+		"DNSChange": {
+			reason: "A record change is a DNS change: exit 2.",
+			edit: func(dir string) {
+				p := filepath.Join(dir, "records.yaml")
+				b, _ := os.ReadFile(p)
+				_ = os.WriteFile(p, bytes.Replace(b, []byte("198.51.100.30"), []byte("198.51.100.31"), 1), 0o644)
+			},
+			want:   exitDNSChange,
+			output: "+ blog.example.com. 3600 A 198.51.100.31",
+		},
+		"ObjectsOnly": {
+			reason: "Only the image changes: the pods roll, DNS does not: exit 3.",
+			edit: func(dir string) {
+				p := filepath.Join(dir, "cluster.yaml")
+				b, _ := os.ReadFile(p)
+				_ = os.WriteFile(p, bytes.Replace(b, []byte("bind9:9.20"), []byte("bind9:9.20.9"), 1), 0o644)
+			},
+			want:   exitObjects,
+			output: "**Rolls the pods**",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyDir(t, base, dir)
+			tc.edit(dir)
+			var out bytes.Buffer
+			code, err := (&PlanCmd{Dir: dir, Old: base, Format: "markdown", MaxRRsets: 40, MaxZones: 25}).Run(&out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.want || !strings.Contains(out.String(), tc.output) {
+				t.Errorf("%s\nexit %d (want %d), output:\n%s", tc.reason, code, tc.want, out.String())
+			}
+		})
+	}
+}
+
+// TestPlanGit plans against a git ref: the committed package is the old
+// side, the working tree the new.
+func TestPlanGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is missing: apt-get install git")
+	}
+	repo := t.TempDir()
+	pkg := filepath.Join(repo, "dns")
+	copyDir(t, filepath.Join("..", "..", "internal", "plan", "testdata", "base"), pkg)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "base"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	p := filepath.Join(pkg, "records.yaml")
+	b, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, bytes.Replace(b, []byte("198.51.100.30"), []byte("198.51.100.32"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	code, err := (&PlanCmd{Dir: pkg, Git: "HEAD", Format: "json"}).Run(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != exitDNSChange || !strings.Contains(out.String(), `"198.51.100.32"`) || !strings.Contains(out.String(), "serials and generated keys start fresh") {
+		t.Errorf("plan against HEAD: exit %d, output:\n%s", code, out.String())
+	}
+}
+
+func TestImportExitCodes(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		conf   string
+		want   int
+	}{
+		"Lossless": {"Everything carried: exit 0.", "views", exitLossless},
+		"Lossy":    {"Statements not carried are listed: exit 2.", "lossy", exitLossy},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "pkg")
+			var stdout, stderr bytes.Buffer
+			conf := filepath.Join("..", "..", "internal", "importer", "testdata", tc.conf, "named.conf")
+			code, err := (&ImportCmd{Conf: conf, Out: out, Cluster: "bind", Namespace: "dns", Replicas: 2, Format: "text"}).Run(&stdout, &stderr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.want {
+				t.Errorf("%s\nexit %d, want %d; report:\n%s", tc.reason, code, tc.want, stderr.String())
+			}
+			if _, err := os.Stat(filepath.Join(out, "Kptfile")); err != nil {
+				t.Errorf("no Kptfile written: %v", err)
+			}
+			// Key material never lands inside the package.
+			filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					if b, _ := os.ReadFile(p); bytes.Contains(b, []byte("oKeutbzDytHY3")) || bytes.Contains(b, []byte("YWFhYWFh")) {
+						t.Errorf("%s holds key material", p)
+					}
+				}
+				return nil
+			})
+			if _, err := os.Stat(out + ".secrets.yaml"); err != nil {
+				t.Errorf("the key Secrets are not written beside the package: %v", err)
+			}
+		})
+	}
+}
+
+// TestPlanBadInput: new inputs bind-fn refuses make no plan; the error
+// names the object, field and file.
+func TestPlanBadInput(t *testing.T) {
+	base := filepath.Join("..", "..", "internal", "plan", "testdata", "base")
+	dir := t.TempDir()
+	copyDir(t, base, dir)
+	p := filepath.Join(dir, "records.yaml")
+	b, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, bytes.Replace(b, []byte(`"198.51.100.30"`), []byte(`"198.51.100.300"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	code, err := (&PlanCmd{Dir: dir, Old: base, Format: "markdown"}).Run(&out)
+	if code != 1 || err == nil || !strings.Contains(err.Error(), "DNSRecord dns/blog (records.yaml") || !strings.Contains(err.Error(), "spec.values[0]") {
+		t.Errorf("exit %d, error %v: want exit 1 and a located error", code, err)
+	}
+}
+
+// TestImportAXFR: `bind-fn import --axfr SERVER --zone Z --key K` writes a
+// package from a live transfer, signed with the key (a miekg/dns server on
+// loopback that refuses unsigned transfers).
+func TestImportAXFR(t *testing.T) {
+	const secret = "c2VjcmV0LWZvci1heGZyLXRlc3QtMTIzNDU2Nzg5MA=="
+	zone := []string{
+		"example.net. 300 IN SOA ns1.example.net. hostmaster.example.net. 7 3600 600 1209600 300",
+		"example.net. 300 IN NS ns1.example.net.",
+		"ns1.example.net. 300 IN A 192.0.2.53",
+		"www.example.net. 60 IN A 192.0.2.80",
+		"example.net. 300 IN TXT \"v=spf1 -all\"",
+	}
+	var rrs []dns.RR
+	for _, s := range zone {
+		rr, err := dns.NewRR(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rrs = append(rrs, rr)
+	}
+	pc, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &dns.Server{Listener: pc, TsigSecret: map[string]string{"xfr.": secret}, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		if r.IsTsig() == nil || w.TsigStatus() != nil || len(r.Question) != 1 || r.Question[0].Qtype != dns.TypeAXFR {
+			m := new(dns.Msg)
+			m.SetRcode(r, dns.RcodeRefused)
+			_ = w.WriteMsg(m)
+			return
+		}
+		ch := make(chan *dns.Envelope, 1)
+		tr := new(dns.Transfer)
+		tr.TsigSecret = map[string]string{"xfr.": secret}
+		go func() { ch <- &dns.Envelope{RR: append(append([]dns.RR{}, rrs...), rrs[0])}; close(ch) }()
+		_ = tr.Out(w, r, ch)
+		w.Hijack()
+	})}
+	go func() { _ = srv.ActivateAndServe() }()
+	defer func() { _ = srv.Shutdown() }()
+
+	out := filepath.Join(t.TempDir(), "pkg")
+	var stdout, stderr bytes.Buffer
+	cmd := &ImportCmd{Out: out, Cluster: "bind", Namespace: "dns", Replicas: 2, Format: "text",
+		AXFR: pc.Addr().String(), Zone: []string{"example.net"}, Key: "hmac-sha256:xfr:" + secret}
+	code, err := cmd.Run(&stdout, &stderr)
+	if err != nil || code != exitLossless {
+		t.Fatalf("exit %d, %v\n%s", code, err, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "zones.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"zoneName: example.net", "- 192.0.2.80", "ttl: 60", "type: primary"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("zones.yaml lacks %q:\n%s", want, b)
+		}
+	}
+	// Unsigned, the server refuses: the import fails, naming the transfer.
+	cmd.Key = ""
+	if code, err := cmd.Run(&stdout, &stderr); code != 1 || err == nil || !strings.Contains(err.Error(), "AXFR example.net") {
+		t.Errorf("unsigned transfer: exit %d, %v", code, err)
+	}
+}

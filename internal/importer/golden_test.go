@@ -1,0 +1,120 @@
+package importer_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"git.unkin.net/unkin/bind-fn/internal/importer"
+	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/testutil"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden packages under testdata/<case>/golden/")
+
+// TestGoldenImports imports every testdata/<case>/named.conf (its first
+// comment says what it shows) and compares the package, the key Secrets and
+// the report (what is not carried, with file:line) with golden/.
+func TestGoldenImports(t *testing.T) {
+	confs, err := filepath.Glob(filepath.Join("testdata", "*", "named.conf"))
+	if err != nil || len(confs) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	for _, conf := range confs {
+		dir := filepath.Dir(conf)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			got := importFiles(t, conf)
+			golden := filepath.Join(dir, "golden")
+			if *update {
+				_ = os.RemoveAll(golden)
+				for name, data := range got {
+					testutil.WriteFile(t, filepath.Join(golden, name), []byte(data))
+				}
+				return
+			}
+			want := map[string]string{}
+			files, _ := filepath.Glob(filepath.Join(golden, "*"))
+			for _, f := range files {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want[filepath.Base(f)] = string(b)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("import of %s differs from golden/ (-want +got; go test ./internal/importer -update):\n%s", conf, d)
+			}
+		})
+	}
+}
+
+// importFiles imports conf the way the CLI does and returns every output
+// file: the package's files, secrets.yaml and report.txt.
+func importFiles(t *testing.T, conf string) map[string]string {
+	t.Helper()
+	dir := filepath.Dir(conf)
+	// remap.txt ("<absolute prefix> <directory relative to the case>")
+	// stands a copied system configuration where its paths point.
+	read, exists := os.ReadFile, func(p string) bool { _, err := os.Stat(p); return err == nil }
+	if b, err := os.ReadFile(filepath.Join(dir, "remap.txt")); err == nil {
+		from, to, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+		local := func(p string) string {
+			if rest, ok := strings.CutPrefix(p, from+"/"); ok {
+				return filepath.Join(dir, to, rest)
+			}
+			return p
+		}
+		read = func(p string) ([]byte, error) { return os.ReadFile(local(p)) }
+		exists = func(p string) bool { _, err := os.Stat(local(p)); return err == nil }
+		conf = from + "/named.conf"
+		dir = from
+	}
+	stmts, err := namedconf.ReadConf(conf, dir, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := importer.Import(stmts, importer.Options{ZoneDir: importer.ZoneDir(stmts, dir), Read: read, Exists: exists})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := res.Check(&testutil.DetRand{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs.HasErrors() {
+		t.Fatalf("the import does not render: %v", rs)
+	}
+	out := map[string]string{}
+	for name, objs := range res.Objects {
+		b, err := importer.YAML(objs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = string(b)
+	}
+	var secrets []any
+	for _, s := range res.Secrets {
+		secrets = append(secrets, s)
+	}
+	if len(secrets) > 0 {
+		b, err := importer.YAML(secrets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out["secrets.yaml"] = string(b)
+	}
+	var rep []string
+	for _, l := range res.Replaced {
+		rep = append(rep, "replaced     "+l.String())
+	}
+	for _, l := range res.Losses {
+		rep = append(rep, "NOT CARRIED  "+l.String())
+	}
+	out["report.txt"] = fmt.Sprintf("lossless: %v\n%s\n", len(res.Losses) == 0, strings.Join(rep, "\n"))
+	return out
+}

@@ -1,0 +1,53 @@
+package pipeline_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/render"
+	"git.unkin.net/unkin/bind-fn/internal/testutil"
+)
+
+func TestZoneSummary(t *testing.T) {
+	items := testutil.ReadItems(t, filepath.Join(testutil.RepoRoot(t), "examples", "authoritative"))
+	first, rs := pipeline.Run(pipeline.Input{Items: items}, render.Options{Rand: &testutil.DetRand{}})
+	if rs.HasErrors() {
+		t.Fatal(rs)
+	}
+	var prev []render.PrevObject
+	for _, o := range first {
+		if cm, ok := o.Obj.(*corev1.ConfigMap); ok {
+			p := render.PrevObject{Kind: "ConfigMap", Annotations: cm.Annotations}
+			p.Src.Ref.Namespace, p.Src.Ref.Name = cm.Namespace, cm.Name
+			prev = append(prev, p)
+		}
+	}
+	// One record changes in the external view's example.com.
+	edited := make([]model.Item, len(items))
+	copy(edited, items)
+	for i, it := range edited {
+		if it.Source.Ref.Kind == "DNSRecord" && it.Source.Ref.Name == "blog" {
+			edited[i].JSON = []byte(`{"apiVersion":"bind.unkin.net/v1alpha1","kind":"DNSRecord","metadata":{"name":"blog","namespace":"dns"},"spec":{"zoneRef":"example-com","name":"blog","type":"A","values":["198.51.100.31"]}}`)
+		}
+	}
+	second, rs := pipeline.Run(pipeline.Input{Items: edited, Previous: prev}, render.Options{Rand: &testutil.DetRand{}})
+	if rs.HasErrors() {
+		t.Fatal(rs)
+	}
+	var got []string
+	for _, r := range pipeline.ZoneSummary(prev, second) {
+		got = append(got, string(r.Severity)+": "+r.Message)
+	}
+	want := []string{`info: zone "example.com" (view external): changed, serial 1 → 2 (bind-fn plan shows the records)`}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("one changed zone, one line (-want +got):\n%s", d)
+	}
+	if got := pipeline.ZoneSummary(nil, second); len(got) != 0 {
+		t.Errorf("without a previous render nothing is summarised, got %v", got)
+	}
+}
