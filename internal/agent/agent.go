@@ -271,7 +271,7 @@ func (a *Agent) config() *layout.AgentConfigDoc {
 }
 
 func (a *Agent) hashes() (cfg, zones string, err error) {
-	cfg, err = TreeHash(filepath.Dir(a.opt.ConfigFile), a.opt.KeysDir, a.opt.RNDCDir)
+	cfg, err = TreeHash(filepath.Dir(a.opt.ConfigFile), a.opt.KeysDir, a.opt.RNDCDir, a.dnssecDir())
 	if err != nil {
 		return "", "", err
 	}
@@ -327,6 +327,9 @@ func (a *Agent) prepare(cfg *layout.AgentConfigDoc, start bool) error {
 		if copied {
 			a.log.Info("seeded zone file", "zone", s.Zone, "view", s.View, "dest", s.Dest)
 		}
+	}
+	if err := a.installDNSSECKeys(cfg); err != nil {
+		return err
 	}
 	target := cfg.SecondaryConf
 	if a.role == RolePrimary {

@@ -87,6 +87,7 @@ func Parse(files map[string][]byte) ([]*Key, []Problem) {
 			probs = append(probs, Problem{File: n, Err: err})
 			continue
 		}
+		k.Stem = strings.TrimSuffix(n, SuffixKey)
 		keys = append(keys, k)
 	}
 	for _, n := range names {

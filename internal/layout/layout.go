@@ -134,6 +134,9 @@ type AgentConfigDoc struct {
 	DataDirs []string `json:"dataDirs,omitempty"`
 	// SeedZones are copied into DataDir once (dynamic and signed zones).
 	SeedZones []SeedZone `json:"seedZones,omitempty"`
+	// DNSSECZones are the signed zones (bare names): the primary installs
+	// their keys from DNSSECDir before named loads them (dnssec.go).
+	DNSSECZones []string `json:"dnssecZones,omitempty"`
 	// DynamicRecords are the desired RRsets of dynamic zones, converged by
 	// TSIG-signed UPDATE on the primary.
 	DynamicZones []DynamicZone `json:"dynamicZones,omitempty"`

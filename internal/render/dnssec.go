@@ -195,3 +195,15 @@ func describeSpecs(specs []dnssec.Spec) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// dnssecZoneNames are c's signed zones (bare names, sorted) for agent.json:
+// the primary waits for their keys before named loads them.
+func dnssecZoneNames(c *model.Cluster) []string {
+	zones, _ := signedZones(c)
+	var out []string
+	for n := range zones {
+		out = append(out, bare(n))
+	}
+	sort.Strings(out)
+	return out
+}
