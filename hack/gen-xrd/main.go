@@ -247,6 +247,8 @@ func Generate(cfg Config) ([]byte, error) {
 					"readyObjects":    obj{"type": "integer", "description": "How many of them are ready."},
 					"tsigSecrets":     obj{"type": "array", "items": obj{"type": "string"}, "description": "The Secrets holding TSIG keys."},
 					"zoneConfigMaps":  obj{"type": "array", "items": obj{"type": "string"}, "description": "The ConfigMaps holding zone files."},
+					"dnssecDS":        obj{"type": "array", "items": obj{"type": "string"}, "description": "The DS record (SHA-256) of every signed zone's KSK or CSK, to publish in the parent zone."},
+					"dnssecKeysSecret": str("The Secret holding the signing keys of the signed zones (back it up)."),
 				},
 			},
 		},
