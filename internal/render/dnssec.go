@@ -123,6 +123,7 @@ func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectLis
 	}
 	sort.Strings(names)
 
+	rs = append(rs, rollWarnings(zones)...)
 	files := map[string][]byte{}
 	rec := dnssecRecord{}
 	var dsText strings.Builder
@@ -206,4 +207,33 @@ func dnssecZoneNames(c *model.Cluster) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// rollWarnings: a KSK or CSK with a finite lifetime is rolled by named on
+// the primary's volume, and the render's Secret never learns the successor
+// (verified on BIND 9.18: named starts the roll at its first start, since
+// the rendered keys date from dnssec.Epoch, creating a successor key and
+// waiting for its DS at the parent). A lost volume then brings back the
+// original key and named starts over. ZSK rolls are harmless: the DS pins
+// only the KSK, so they are left to named.
+func rollWarnings(zones map[string]signedZone) diag.Results {
+	var rs diag.Results
+	seen := map[*model.DNSSECPolicy]bool{}
+	for _, sz := range zones {
+		p := sz.policy
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		for i, k := range p.Spec.Keys {
+			role := strings.ToLower(k.Role)
+			if role != dnssec.RoleKSK && role != dnssec.RoleCSK {
+				continue
+			}
+			if life, err := dnssec.Duration(k.Lifetime); err == nil && life > 0 {
+				rs.Warnf(p.Src, fmt.Sprintf("spec.keys[%d].lifetime", i), "a %s with lifetime %s is rolled by named on the primary's volume, starting at its first start (bind-fn's keys are dated 2000-01-01): the successor and its DS are not in the DNSSEC key Secret, and a lost volume brings the original key back; use lifetime unlimited and roll a %s by adding the new key to the Secret (see README, DNSSEC)", strings.ToUpper(role), k.Lifetime, strings.ToUpper(role))
+			}
+		}
+	}
+	return rs
 }

@@ -253,3 +253,18 @@ func mapKeys(m map[string]string) []string {
 	}
 	return out
 }
+
+// TestDNSSECFiniteKSKLifetimeWarns: a KSK that named would roll on its own
+// volume (out of the Secret's reach) is flagged on the policy; a ZSK is not.
+func TestDNSSECFiniteKSKLifetimeWarns(t *testing.T) {
+	_, rs := mustRun(t, signedInput(t, `[{role: ksk, algorithm: ecdsap256sha256, lifetime: P1Y}, {role: zsk, algorithm: ecdsap256sha256, lifetime: P90D}]`, "a.example"), nil, &testutil.DetRand{})
+	var got []string
+	for _, r := range rs {
+		if r.Severity == diag.Warning {
+			got = append(got, r.Source.Ref.Kind+" "+r.Field)
+		}
+	}
+	if diff := cmp.Diff([]string{"BindDNSSECPolicy spec.keys[0].lifetime"}, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
