@@ -48,6 +48,7 @@ func InstallDNSSECKeys(src, keyDir string, zones []string, chown func(string) er
 	if len(probs) != 0 {
 		return nil, fmt.Errorf("cannot install DNSSEC keys from %s: %v", src, probs[0])
 	}
+	dnssec.InferRoles(keys) // imported keys may come without .state files
 	have := map[string]bool{}
 	for _, k := range keys {
 		have[k.Zone()] = true

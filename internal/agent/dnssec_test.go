@@ -74,3 +74,38 @@ func TestInstallDNSSECKeys(t *testing.T) {
 		t.Errorf("absent mount: %v, %v", got, err)
 	}
 }
+
+// TestInstallImportedKeys: keys imported without .state files (a Secret a
+// user filled from dnssec-keygen) get one, with the role BIND would give.
+func TestInstallImportedKeys(t *testing.T) {
+	r := &testutil.DetRand{}
+	secret := map[string][]byte{}
+	roles := map[string]string{}
+	for _, s := range []struct{ zone, role string }{{"a.example.", dnssec.RoleKSK}, {"a.example.", dnssec.RoleZSK}, {"b.example.", dnssec.RoleCSK}} {
+		k, err := dnssec.Generate(r, s.zone, dnssec.Spec{Role: s.role, Algorithm: dns.ECDSAP256SHA256})
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret["my-"+k.SecretKey(".key")] = k.KeyFile()
+		secret["my-"+k.SecretKey(".private")] = k.PrivateFile()
+		roles[k.Base()] = s.role
+	}
+	root := t.TempDir()
+	src, keyDir := filepath.Join(root, "dnssec"), filepath.Join(root, "primary")
+	testutil.WriteKubeletDir(t, src, secret)
+	if _, err := InstallDNSSECKeys(src, keyDir, []string{"a.example", "b.example"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for base := range roles {
+		b, err := os.ReadFile(filepath.Join(keyDir, base+".state"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ksk, zsk := strings.Contains(string(b), "KSK: yes"), strings.Contains(string(b), "ZSK: yes")
+		got[base] = map[[2]bool]string{{true, false}: "ksk", {false, true}: "zsk", {true, true}: "csk"}[[2]bool{ksk, zsk}]
+	}
+	if diff := cmp.Diff(roles, got); diff != "" {
+		t.Errorf("roles in the written .state files (-want +got):\n%s", diff)
+	}
+}

@@ -108,9 +108,27 @@ func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectLis
 		return rs
 	}
 	secretName := layout.DNSSECSecretName(c.Name)
-	kept, probs := dnssec.Parse(prev.secrets[c.Namespace+"/"+secretName])
-	for _, p := range probs {
-		rs.Errorf(c.Src, "", "cannot use file %q of the DNSSEC key Secret %q: %v; fix it, or remove it from the Secret", p.File, secretName, p.Err)
+	imported := c.Spec.DNSSEC != nil && c.Spec.DNSSEC.ImportExisting
+	var kept []*dnssec.Key
+	rnd := opt.Rand
+	if imported {
+		// The Secret is managed elsewhere: the render sees the public keys
+		// only, and makes none.
+		rnd = nil
+		for i, text := range c.Spec.DNSSEC.PublicKeys {
+			k, err := dnssec.PublicKey(text)
+			if err != nil {
+				rs.Errorf(c.Src, fmt.Sprintf("spec.dnssec.publicKeys[%d]", i), "cannot read the DNSKEY: %v; paste the record line of the key's .key file", err)
+				continue
+			}
+			kept = append(kept, k)
+		}
+	} else {
+		var probs []dnssec.Problem
+		kept, probs = dnssec.Parse(prev.secrets[c.Namespace+"/"+secretName])
+		for _, p := range probs {
+			rs.Errorf(c.Src, "", "cannot use file %q of the DNSSEC key Secret %q: %v; fix it, or remove it from the Secret", p.File, secretName, p.Err)
+		}
 	}
 	byZone := map[string][]*dnssec.Key{}
 	for _, k := range kept {
@@ -135,19 +153,29 @@ func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectLis
 		if !ok {
 			continue
 		}
-		keys, stray, err := dnssec.ZoneKeys(name, specs, byZone[name], opt.Rand)
+		keys, stray, err := dnssec.ZoneKeys(name, specs, byZone[name], rnd)
+		if err != nil && imported {
+			rs.Errorf(c.Src, "spec.dnssec.publicKeys", "cannot sign zone %q with dnssec-policy %q (%s): spec.dnssec.importExisting is set, and spec.dnssec.publicKeys has no DNSKEY for every key of the policy; add the record line of each of the zone's .key files (the Secret %q must hold the same keys)", bare(name), sz.policy.Name, describeSpecs(specs), secretName)
+			continue
+		}
 		if err != nil {
 			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot make DNSSEC keys for zone %q: %v", bare(name), err)
 			continue
 		}
+		where := fmt.Sprintf("the DNSSEC key Secret %q holds", secretName)
+		if imported {
+			where = "spec.dnssec.publicKeys of BindCluster " + fmt.Sprintf("%q", c.Name) + " lists"
+		}
 		for _, k := range stray {
-			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot sign zone %q with dnssec-policy %q: the DNSSEC key Secret %q holds its %s, which no key of the policy (%s) matches, so named would ignore it and make keys of its own that no DS at the parent matches; name the key's role and algorithm in the policy again, or remove the key's files from the Secret to start over with new keys (and publish the new DS)", bare(name), sz.policy.Name, secretName, k.Describe(), describeSpecs(specs))
+			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot sign zone %q with dnssec-policy %q: %s its %s, which no key of the policy (%s) matches, so named would ignore it and make keys of its own that no DS at the parent matches; name the key's role and algorithm in the policy again, or remove the key to start over with new keys (and publish the new DS)", bare(name), sz.policy.Name, where, k.Describe(), describeSpecs(specs))
 		}
 		var now []string
 		for _, k := range keys {
-			for f, b := range k.Files() {
-				files[f] = b
-				size += len(f) + len(b)
+			if !imported {
+				for f, b := range k.Files() {
+					files[f] = b
+					size += len(f) + len(b)
+				}
 			}
 			now = append(now, fmt.Sprintf("%d/%d/%d", k.DNSKEY.Algorithm, k.DNSKEY.Flags, k.Tag()))
 		}
@@ -179,8 +207,10 @@ func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectLis
 	if err != nil {
 		rs.Errorf(c.Src, "", "cannot write the trust anchors: %v", err)
 	}
-	s := objects.DNSSECSecret(c, files)
-	out.add("secret", s.Name, s)
+	if !imported {
+		s := objects.DNSSECSecret(c, files)
+		out.add("secret", s.Name, s)
+	}
 	cm := objects.DSConfigMap(c, map[string]string{
 		layout.DSFile:           dsText.String(),
 		layout.TrustAnchorsFile: string(ta),
