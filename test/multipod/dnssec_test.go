@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/dnssec"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
@@ -88,12 +89,13 @@ spec:
 	return Inputs(items)
 }
 
-// TestDNSSECKeysSurviveVolumeLoss: named signs with the rendered keys (the
+// TestDNSSEC: named signs with the rendered keys (the
 // DNSKEY set it serves is the Secret's), delv validates every pod's answers
 // with the rendered DS as its only trust anchor; then the primary's data
 // volume is deleted and the primary restarted: the DNSKEY set is unchanged
-// and delv still validates, on the primary and on every secondary.
-func TestDNSSECKeysSurviveVolumeLoss(t *testing.T) {
+// and delv still validates, on the primary and on every secondary. Then
+// keys imported from outside (scenarioImportedKeys).
+func TestDNSSEC(t *testing.T) {
 	agentBin := requirements(t)
 	delv := mustLook(t, "delv")
 	if !inLab() {
@@ -190,6 +192,8 @@ func TestDNSSECKeysSurviveVolumeLoss(t *testing.T) {
 		}
 		check(t, "after the primary lost its volume")
 	})
+	c.stop()
+	t.Run("imported keys", func(t *testing.T) { scenarioImportedKeys(t, lab, delv) })
 }
 
 // keyID names a DNSKEY by algorithm, flags and tag.
@@ -235,4 +239,104 @@ func flip(c byte) string {
 		return "1"
 	}
 	return "0"
+}
+
+// scenarioImportedKeys: keys a user made with dnssec-keygen, in a Secret
+// managed outside bind-fn (spec.dnssec.importExisting; the test places it as
+// External Secrets would), their public halves in spec.dnssec.publicKeys:
+// named signs with exactly them and delv validates against the DS the
+// render printed from the public keys.
+func scenarioImportedKeys(t *testing.T, lab *Lab, delv string) {
+	keygen := mustLook(t, "dnssec-keygen")
+	const zone = "imported.example"
+	dir := t.TempDir()
+	for _, args := range [][]string{{"-f", "KSK"}, {}} {
+		out, err := exec.Command(keygen, append(append([]string{"-q", "-K", dir, "-a", "ECDSAP256SHA256"}, args...), zone)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("dnssec-keygen: %v\n%s", err, out)
+		}
+	}
+	files := map[string][]byte{}
+	var pub []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[strings.ReplaceAll(e.Name(), "+", "_")] = b // a Secret key has no "+"
+		if strings.HasSuffix(e.Name(), ".key") {
+			for _, l := range strings.Split(string(b), "\n") {
+				if l != "" && !strings.HasPrefix(l, ";") {
+					pub = append(pub, fmt.Sprintf("%q", l))
+				}
+			}
+		}
+	}
+	items, err := testutil.DecodeItems("imported.yaml", []byte(`
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindCluster
+metadata: {name: imp, namespace: dns}
+spec:
+  replicas: 2
+  storage: {size: 1Gi}
+  dnssec:
+    importExisting: true
+    publicKeys: [`+strings.Join(pub, ", ")+`]
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindDNSSECPolicy
+metadata: {name: kskzsk, namespace: dns}
+spec:
+  keys:
+    - {role: ksk, algorithm: ecdsap256sha256}
+    - {role: zsk, algorithm: ecdsap256sha256}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindZone
+metadata: {name: imported, namespace: dns}
+spec:
+  clusterRef: imp
+  zoneName: `+zone+`
+  nameservers: [ns1.imported.example.]
+  dnssecPolicyRef: kskzsk
+  records:
+    - {name: ns1, type: A, values: ["198.18.9.10"]}
+    - {name: www, type: A, values: ["192.0.2.90"]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := renderInputs(t, Inputs(items), nil)
+	rc := r.Clusters["imp"]
+	if rc.Secrets[layout.DNSSECSecretName("imp")] != nil {
+		t.Fatalf("the render wrote the imported Secret %s", layout.DNSSECSecretName("imp"))
+	}
+	// The Secret as External Secrets would create it.
+	rc.Secrets[layout.DNSSECSecretName("imp")] = &corev1.Secret{Data: files}
+	c := lab.startCluster(r, "imp", podPlan{IP: func(i int) string { return fmt.Sprintf("198.18.9.%d", 10+i) }, PrimarySvc: "198.18.1.41"})
+	c.waitReady(60 * time.Second)
+
+	keys, probs := dnssec.Parse(files)
+	if len(probs) != 0 || len(keys) != 2 {
+		t.Fatalf("dnssec-keygen keys: %d, %v", len(keys), probs)
+	}
+	var want []string
+	for _, k := range keys {
+		want = append(want, keyID(k.DNSKEY))
+	}
+	sort.Strings(want)
+	anchors := filepath.Join(t.TempDir(), layout.TrustAnchorsFile)
+	testutil.WriteFile(t, anchors, []byte(rc.ConfigMaps[layout.DSConfigMapName("imp")].Data[layout.TrustAnchorsFile]))
+	for _, p := range c.Pods {
+		err := eventually(30*time.Second, 200*time.Millisecond, func() error {
+			if diff := cmp.Diff(want, dnskeys(p.Net.IP, zone)); diff != "" {
+				return fmt.Errorf("%s serves other DNSKEYs than the imported ones (-imported +served):\n%s", p.Name, diff)
+			}
+			return delvValidates(delv, anchors, p.Net.IP, zone)
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	}
 }
