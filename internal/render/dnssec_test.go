@@ -344,3 +344,26 @@ spec:
 		})
 	}
 }
+
+// TestDNSSECSecretBudget: the Secret stays under DNSSECBudget; a cluster
+// whose keys would not fit is refused, with the numbers README quotes.
+func TestDNSSECSecretBudget(t *testing.T) {
+	one, _ := mustRun(t, signedInput(t, kskZsk, "zone00000.example"), nil, &testutil.DetRand{})
+	per := 0
+	for k, v := range keyFiles(one) {
+		per += len(k) + len(v)
+	}
+	fit := render.DNSSECBudget / per
+	t.Logf("an ECDSA KSK+ZSK zone takes %d bytes of the Secret: %d zones fit in %d", per, fit, render.DNSSECBudget)
+	if fit < 350 || fit > 450 {
+		t.Errorf("README says about 400 zones with an ECDSA KSK and ZSK fit; %d do", fit)
+	}
+	var zones []string
+	for i := 0; i <= fit; i++ {
+		zones = append(zones, fmt.Sprintf("zone%05d.example", i))
+	}
+	_, rs := runRand(signedInput(t, kskZsk, zones...), nil, &testutil.DetRand{})
+	if !strings.Contains(fmt.Sprint(rs), "cannot keep the DNSSEC keys of") {
+		t.Errorf("%d signed zones: want the Secret refused as too large", len(zones))
+	}
+}
