@@ -320,7 +320,7 @@ func (a *Agent) prepare(cfg *layout.AgentConfigDoc, start bool) error {
 		}
 	}
 	for i, s := range cfg.SeedZones {
-		copied, err := SeedFile(s.Source, s.Dest, a.chown)
+		copied, err := seedZone(s, a.chown)
 		if err != nil {
 			return fmt.Errorf("seedZones[%d]: %w", i, err)
 		}
@@ -525,6 +525,9 @@ func (a *Agent) onChange(ctx context.Context, cfgHash, zonesHash string) bool {
 		a.mu.Lock()
 		a.cfg = cfg
 		a.mu.Unlock()
+	} else if err := a.refreshSeeds(a.config()); err != nil {
+		a.fail("prepare", err)
+		return false
 	}
 	a.log.Info("mounted files changed", "config", cfgChanged, "zones", zonesHash != a.appliedZones)
 	return a.apply(ctx, zonesHash != a.appliedZones, cfgHash, zonesHash)

@@ -119,3 +119,44 @@ func readMount(dir string) (map[string][]byte, error) {
 	}
 	return files, nil
 }
+
+// seedZone copies a seed into the data directory: once (SeedFile), or, for
+// an inline-signed zone (Refresh), whenever the rendered file differs. named
+// never writes an inline-signed zone's raw file (the signed copy is its own
+// .signed file and journal), so a new render must replace it, and `rndc
+// reload` re-signs it.
+func seedZone(s layout.SeedZone, chown func(string) error) (bool, error) {
+	if !s.Refresh {
+		return SeedFile(s.Source, s.Dest, chown)
+	}
+	data, err := os.ReadFile(s.Source)
+	if err != nil {
+		return false, fmt.Errorf("cannot seed %s: %w", s.Dest, err)
+	}
+	wrote, err := WriteFileAtomic(s.Dest, data, 0o644)
+	if err != nil || !wrote || chown == nil {
+		return wrote, err
+	}
+	return true, chown(s.Dest)
+}
+
+// refreshSeeds re-copies the inline-signed zones' raw files after a change
+// of the zones alone (prepare does it with a config change).
+func (a *Agent) refreshSeeds(cfg *layout.AgentConfigDoc) error {
+	if cfg == nil {
+		return nil
+	}
+	for i, s := range cfg.SeedZones {
+		if !s.Refresh {
+			continue
+		}
+		copied, err := seedZone(s, a.chown)
+		if err != nil {
+			return fmt.Errorf("seedZones[%d]: %w", i, err)
+		}
+		if copied {
+			a.log.Info("refreshed signed zone's file", "zone", s.Zone, "view", s.View, "dest", s.Dest)
+		}
+	}
+	return nil
+}

@@ -182,6 +182,9 @@ type SeedZone struct {
 	View   string `json:"view,omitempty"`
 	Source string `json:"source"` // file in a zones ConfigMap mount
 	Dest   string `json:"dest"`   // file under DataDir
+	// Refresh: copied again whenever Source changes (an inline-signed
+	// zone: named never writes its raw file, and reloads it on rndc reload).
+	Refresh bool `json:"refresh,omitempty"`
 }
 
 // DynamicZone lists the desired RRsets of a dynamic zone.

@@ -171,9 +171,51 @@ func TestDNSSEC(t *testing.T) {
 
 	t.Run("primary volume lost", func(t *testing.T) {
 		p0 := c.Pods[0]
+		// Content changes first, so the signed serials have moved on from
+		// what a fresh start makes of the rendered zones.
+		for i := range 3 {
+			in := sigInputs(t)
+			for _, z := range []string{"signed-example", "csk-example"} {
+				in = in.Edit(t, "BindZone", z, func(obj map[string]any) {
+					recs := spec(obj)["records"].([]any)
+					for j := 0; j <= i; j++ {
+						recs = append(recs, map[string]any{"name": fmt.Sprintf("new%d", j), "type": "TXT", "values": []any{`"change"`}})
+					}
+					spec(obj)["records"] = recs
+				})
+			}
+			r = renderInputs(t, in, r)
+			c.swap(r)
+			for _, z := range sigZones {
+				name := fmt.Sprintf("new%d.%s", i, z)
+				if err := eventually(30*time.Second, 100*time.Millisecond, func() error {
+					for _, p := range c.Pods {
+						if err := expect(p.Net.IP, name, dns.TypeTXT, q{tcp: true}, dns.RcodeSuccess, []string{`"change"`}); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					t.Fatalf("content change %d: %v", i, err)
+				}
+			}
+		}
 		keyDir := filepath.Join(p0.Root, layout.DataDir, layout.DNSSECKeySubdir)
 		before, _ := filepath.Glob(filepath.Join(keyDir, "K*"))
+		serialBefore := map[string]uint32{}
+		for _, z := range sigZones {
+			serialBefore[z] = zoneSerial(p0.Net.IP, z)
+		}
 		p0.stop()
+		// While the primary is down the secondaries take the reads: their
+		// copies validate with the same DS.
+		for _, p := range c.Secondaries() {
+			for _, z := range sigZones {
+				if err := delvValidates(delv, anchors, p.Net.IP, z); err != nil {
+					t.Errorf("primary down: %v", err)
+				}
+			}
+		}
 		data := filepath.Join(p0.Root, layout.DataDir)
 		if err := os.RemoveAll(data); err != nil {
 			t.Fatal(err)
@@ -191,6 +233,26 @@ func TestDNSSEC(t *testing.T) {
 			t.Errorf("the agent did not log installing the keys after the volume loss")
 		}
 		check(t, "after the primary lost its volume")
+		// The re-signed zone's serial (serial-update-method unixtime) is not
+		// below the one the secondaries hold: they follow the primary again.
+		for _, z := range sigZones {
+			err := eventually(30*time.Second, 200*time.Millisecond, func() error {
+				want := zoneSerial(p0.Net.IP, z)
+				if int32(want-serialBefore[z]) < 0 { // RFC 1982
+					return fmt.Errorf("%s: the primary re-signed with serial %d, below %d before the loss: the secondaries would never transfer again", z, want, serialBefore[z])
+				}
+				for _, p := range c.Secondaries() {
+					if got := zoneSerial(p.Net.IP, z); got != want {
+						return fmt.Errorf("%s: %s has serial %d, the primary %d", z, p.Name, got, want)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+			t.Logf("%s: signed serial %d before the primary's volume loss, %d after, on every pod", z, serialBefore[z], zoneSerial(p0.Net.IP, z))
+		}
 	})
 	c.stop()
 	t.Run("imported keys", func(t *testing.T) { scenarioImportedKeys(t, lab, delv) })
@@ -339,4 +401,21 @@ spec:
 			t.Error(err)
 		}
 	}
+}
+
+// zoneSerial is the serial a server answers for zone (0 when it does not).
+func zoneSerial(server, zone string) uint32 {
+	m := new(dns.Msg)
+	m.SetQuestion(dns.Fqdn(zone), dns.TypeSOA)
+	c := &dns.Client{Net: "tcp", Timeout: 2 * time.Second}
+	r, _, err := c.Exchange(m, server+":53")
+	if err != nil {
+		return 0
+	}
+	for _, rr := range r.Answer {
+		if soa, ok := rr.(*dns.SOA); ok {
+			return soa.Serial
+		}
+	}
+	return 0
 }
