@@ -123,6 +123,12 @@ type BindClusterSpec struct {
 	// +optional
 	Storage *StorageSpec `json:"storage,omitempty"`
 
+	// DNSSEC configures the signing keys of the cluster's signed zones. By
+	// default bind-fn generates them once and keeps them in the Secret
+	// <cluster>-dnssec.
+	// +optional
+	DNSSEC *DNSSECKeysSpec `json:"dnssec,omitempty"`
+
 	// PodCIDRs and ServiceCIDRs are the cluster's pod and service address
 	// ranges; an input address inside them is flagged (it would churn).
 	// +optional
@@ -176,6 +182,26 @@ type ClusterServiceSpec struct {
 	// +kubebuilder:validation:Enum=Cluster;Local
 	// +optional
 	ExternalTrafficPolicy corev1.ServiceExternalTrafficPolicy `json:"externalTrafficPolicy,omitempty"`
+}
+
+// DNSSECKeysSpec says where a cluster's DNSSEC signing keys come from.
+type DNSSECKeysSpec struct {
+	// ImportExisting: the Secret <cluster>-dnssec is managed elsewhere
+	// (Vault, External Secrets, SealedSecrets) and holds every signed zone's
+	// K<zone>_<alg>_<tag>.key and .private files (BIND's files, with "+" as
+	// "_"); bind-fn never writes it, so no private key enters the package.
+	// +optional
+	ImportExisting bool `json:"importExisting,omitempty"`
+
+	// PublicKeys are the DNSKEY records of the imported keys, as in their
+	// .key files ("example.com. IN DNSKEY 257 3 13 ..."): public, so they
+	// can live in git. bind-fn checks them against the zones' policies and
+	// outputs their DS records. Required for every signed zone with
+	// importExisting.
+	// +kubebuilder:validation:MaxItems=512
+	// +kubebuilder:validation:items:MaxLength=2048
+	// +optional
+	PublicKeys []string `json:"publicKeys,omitempty"`
 }
 
 // StorageSpec asks for a PersistentVolumeClaim per pod.

@@ -170,7 +170,7 @@ func (a *Agent) config() *layout.AgentConfigDoc {
 }
 
 func (a *Agent) hashes() (cfg, zones string, err error) {
-	cfg, err = TreeHash(filepath.Dir(a.opt.ConfigFile), a.opt.KeysDir, a.opt.RNDCDir)
+	cfg, err = TreeHash(filepath.Dir(a.opt.ConfigFile), a.opt.KeysDir, a.opt.RNDCDir, a.dnssecDir())
 	if err != nil {
 		return "", "", err
 	}

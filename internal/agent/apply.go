@@ -89,6 +89,9 @@ func (a *Agent) onChange(ctx context.Context, cfgHash, zonesHash string) bool {
 		a.mu.Lock()
 		a.cfg = cfg
 		a.mu.Unlock()
+	} else if err := a.refreshSeeds(a.config()); err != nil {
+		a.fail(stagePrepare, err)
+		return false
 	}
 	a.log.Info("mounted files changed", "config", cfgChanged, "zones", zonesHash != a.appliedZones)
 	return a.apply(ctx, zonesHash != a.appliedZones, cfgHash, zonesHash)

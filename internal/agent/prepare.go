@@ -49,13 +49,16 @@ func (a *Agent) prepare(cfg *layout.AgentConfigDoc, start bool) error {
 		}
 	}
 	for i, s := range cfg.SeedZones {
-		copied, err := SeedFile(s.Source, s.Dest, a.chown)
+		copied, err := seedZone(s, a.chown)
 		if err != nil {
 			return fmt.Errorf("seedZones[%d]: %w", i, err)
 		}
 		if copied {
 			a.log.Info("seeded zone file", "zone", s.Zone, "view", s.View, "dest", s.Dest)
 		}
+	}
+	if err := a.installDNSSECKeys(cfg); err != nil {
+		return err
 	}
 	target := cfg.SecondaryConf
 	if a.role == RolePrimary {

@@ -87,6 +87,7 @@ func Parse(files map[string][]byte) ([]*Key, []Problem) {
 			probs = append(probs, Problem{File: n, Err: err})
 			continue
 		}
+		k.Stem = strings.TrimSuffix(n, SuffixKey)
 		keys = append(keys, k)
 	}
 	for _, n := range names {
@@ -247,4 +248,38 @@ func bigEndian(e int) []byte {
 		e >>= 8
 	}
 	return b
+}
+
+// PublicKey reads the public half of a key: a DNSKEY record as in a .key
+// file. The key cannot sign; it is for checks and DS records of keys whose
+// private halves are managed elsewhere.
+func PublicKey(text string) (*Key, error) {
+	rr, err := readDNSKEY([]byte(text))
+	if err != nil {
+		return nil, err
+	}
+	return &Key{DNSKEY: rr}, nil
+}
+
+// InferRoles gives every key read without a .state file a role, as BIND
+// would use it: a key without the SEP bit is a ZSK; one with it is a KSK
+// when its zone has a ZSK, else a CSK.
+func InferRoles(keys []*Key) {
+	zsk := map[string]bool{}
+	for _, k := range keys {
+		if !k.SEP() {
+			zsk[k.Zone()] = true
+		}
+	}
+	for _, k := range keys {
+		switch {
+		case k.Role != "":
+		case !k.SEP():
+			k.Role = RoleZSK
+		case zsk[k.Zone()]:
+			k.Role = RoleKSK
+		default:
+			k.Role = RoleCSK
+		}
+	}
 }

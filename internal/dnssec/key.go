@@ -44,6 +44,8 @@ type Key struct {
 	private []string
 	// Lifetime in seconds (0: unlimited), written to the .state file.
 	Lifetime int64
+	// Stem is the file name stem Parse read the key under (<Stem>.key).
+	Stem string
 }
 
 // Spec is one key of a dnssec-policy.

@@ -13,6 +13,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/plan"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // TestRoundTrip: import(render(x)) is equivalent to x for the examples.
@@ -23,7 +24,7 @@ import (
 func TestRoundTrip(t *testing.T) {
 	for _, ex := range []string{"authoritative", "resolver"} {
 		t.Run(ex, func(t *testing.T) {
-			items := testutil.ReadItems(t, filepath.Join(testutil.RepoRoot(t), "examples", ex))
+			items := testutil.ReadItems(t, filepath.Join(bindtools.RepoRoot(t), "examples", ex))
 			objs, rs := pipeline.Run(pipeline.Input{Items: items}, render.Options{Rand: &testutil.DetRand{}})
 			if rs.HasErrors() {
 				t.Fatal(rs)

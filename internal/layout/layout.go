@@ -134,6 +134,9 @@ type AgentConfigDoc struct {
 	DataDirs []string `json:"dataDirs,omitempty"`
 	// SeedZones are copied into DataDir once (dynamic and signed zones).
 	SeedZones []SeedZone `json:"seedZones,omitempty"`
+	// DNSSECZones are the signed zones (bare names): the primary installs
+	// their keys from DNSSECDir before named loads them (dnssec.go).
+	DNSSECZones []string `json:"dnssecZones,omitempty"`
 	// DynamicRecords are the desired RRsets of dynamic zones, converged by
 	// TSIG-signed UPDATE on the primary.
 	DynamicZones []DynamicZone `json:"dynamicZones,omitempty"`
@@ -179,6 +182,9 @@ type SeedZone struct {
 	View   string `json:"view,omitempty"`
 	Source string `json:"source"` // file in a zones ConfigMap mount
 	Dest   string `json:"dest"`   // file under DataDir
+	// Refresh: copied again whenever Source changes (an inline-signed
+	// zone: named never writes its raw file, and reloads it on rndc reload).
+	Refresh bool `json:"refresh,omitempty"`
 }
 
 // DynamicZone lists the desired RRsets of a dynamic zone.

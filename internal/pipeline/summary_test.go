@@ -11,10 +11,11 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 func TestZoneSummary(t *testing.T) {
-	items := testutil.ReadItems(t, filepath.Join(testutil.RepoRoot(t), "examples", "authoritative"))
+	items := testutil.ReadItems(t, filepath.Join(bindtools.RepoRoot(t), "examples", "authoritative"))
 	first, rs := pipeline.Run(pipeline.Input{Items: items}, render.Options{Rand: &testutil.DetRand{}})
 	if rs.HasErrors() {
 		t.Fatal(rs)

@@ -55,6 +55,7 @@ func agentConfig(c *model.Cluster, seeds []layout.SeedZone, dyn []layout.Dynamic
 			doc.SecondaryZones = append(doc.SecondaryZones, ref)
 		}
 	}
+	doc.DNSSECZones = dnssecZoneNames(c)
 	doc.DataDirs = []string{primaryDir, secondaryDir}
 	for _, v := range c.Views {
 		if v.Catalog != nil {

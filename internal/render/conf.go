@@ -458,6 +458,10 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 			// The directory the agent seeds the zone into: it exists, on the
 			// data volume. named never creates a missing key-directory.
 			body = append(body, nc.S(nc.Kw("key-directory"), nc.Str(layout.DataDir+"/"+primaryDir)))
+			// The signed serial follows the clock: after the primary loses its
+			// volume and re-signs, the serial is still above the one the
+			// secondaries hold, so they transfer again (dnssec.go).
+			body = append(body, nc.S(nc.Kw("serial-update-method"), nc.Kw("unixtime")))
 		}
 	case v1alpha1.ZoneSecondary, v1alpha1.ZoneStub:
 		typ := "secondary"

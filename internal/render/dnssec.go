@@ -17,8 +17,8 @@ import (
 )
 
 // DNSSECBudget is the most bytes of key files the DNSSEC Secret carries
-// (Kubernetes refuses objects over 1 MiB): about 700 zones with an ECDSA
-// KSK and ZSK, or 150 with 4096-bit RSA keys.
+// (Kubernetes refuses objects over 1 MiB): about 400 zones with an ECDSA
+// KSK and ZSK (about 2 KB each), twice as many with one CSK.
 const DNSSECBudget = 768 << 10
 
 // dnssecRecord is what the DS ConfigMap's annotation records: every signed
@@ -108,9 +108,27 @@ func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectLis
 		return rs
 	}
 	secretName := layout.DNSSECSecretName(c.Name)
-	kept, probs := dnssec.Parse(prev.secrets[c.Namespace+"/"+secretName])
-	for _, p := range probs {
-		rs.Errorf(c.Src, "", "cannot use file %q of the DNSSEC key Secret %q: %v; fix it, or remove it from the Secret", p.File, secretName, p.Err)
+	imported := c.Spec.DNSSEC != nil && c.Spec.DNSSEC.ImportExisting
+	var kept []*dnssec.Key
+	rnd := opt.Rand
+	if imported {
+		// The Secret is managed elsewhere: the render sees the public keys
+		// only, and makes none.
+		rnd = nil
+		for i, text := range c.Spec.DNSSEC.PublicKeys {
+			k, err := dnssec.PublicKey(text)
+			if err != nil {
+				rs.Errorf(c.Src, fmt.Sprintf("spec.dnssec.publicKeys[%d]", i), "cannot read the DNSKEY: %v; paste the record line of the key's .key file", err)
+				continue
+			}
+			kept = append(kept, k)
+		}
+	} else {
+		var probs []dnssec.Problem
+		kept, probs = dnssec.Parse(prev.secrets[c.Namespace+"/"+secretName])
+		for _, p := range probs {
+			rs.Errorf(c.Src, "", "cannot use file %q of the DNSSEC key Secret %q: %v; fix it, or remove it from the Secret", p.File, secretName, p.Err)
+		}
 	}
 	byZone := map[string][]*dnssec.Key{}
 	for _, k := range kept {
@@ -123,6 +141,7 @@ func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectLis
 	}
 	sort.Strings(names)
 
+	rs = append(rs, rollWarnings(zones)...)
 	files := map[string][]byte{}
 	rec := dnssecRecord{}
 	var dsText strings.Builder
@@ -134,19 +153,29 @@ func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectLis
 		if !ok {
 			continue
 		}
-		keys, stray, err := dnssec.ZoneKeys(name, specs, byZone[name], opt.Rand)
+		keys, stray, err := dnssec.ZoneKeys(name, specs, byZone[name], rnd)
+		if err != nil && imported {
+			rs.Errorf(c.Src, "spec.dnssec.publicKeys", "cannot sign zone %q with dnssec-policy %q (%s): spec.dnssec.importExisting is set, and spec.dnssec.publicKeys has no DNSKEY for every key of the policy; add the record line of each of the zone's .key files (the Secret %q must hold the same keys)", bare(name), sz.policy.Name, describeSpecs(specs), secretName)
+			continue
+		}
 		if err != nil {
 			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot make DNSSEC keys for zone %q: %v", bare(name), err)
 			continue
 		}
+		where := fmt.Sprintf("the DNSSEC key Secret %q holds", secretName)
+		if imported {
+			where = "spec.dnssec.publicKeys of BindCluster " + fmt.Sprintf("%q", c.Name) + " lists"
+		}
 		for _, k := range stray {
-			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot sign zone %q with dnssec-policy %q: the DNSSEC key Secret %q holds its %s, which no key of the policy (%s) matches, so named would ignore it and make keys of its own that no DS at the parent matches; name the key's role and algorithm in the policy again, or remove the key's files from the Secret to start over with new keys (and publish the new DS)", bare(name), sz.policy.Name, secretName, k.Describe(), describeSpecs(specs))
+			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot sign zone %q with dnssec-policy %q: %s its %s, which no key of the policy (%s) matches, so named would ignore it and make keys of its own that no DS at the parent matches; name the key's role and algorithm in the policy again, or remove the key to start over with new keys (and publish the new DS)", bare(name), sz.policy.Name, where, k.Describe(), describeSpecs(specs))
 		}
 		var now []string
 		for _, k := range keys {
-			for f, b := range k.Files() {
-				files[f] = b
-				size += len(f) + len(b)
+			if !imported {
+				for f, b := range k.Files() {
+					files[f] = b
+					size += len(f) + len(b)
+				}
 			}
 			now = append(now, fmt.Sprintf("%d/%d/%d", k.DNSKEY.Algorithm, k.DNSKEY.Flags, k.Tag()))
 		}
@@ -178,8 +207,10 @@ func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectLis
 	if err != nil {
 		rs.Errorf(c.Src, "", "cannot write the trust anchors: %v", err)
 	}
-	s := objects.DNSSECSecret(c, files)
-	out.add("secret", s.Name, s)
+	if !imported {
+		s := objects.DNSSECSecret(c, files)
+		out.add("secret", s.Name, s)
+	}
 	cm := objects.DSConfigMap(c, map[string]string{
 		layout.DSFile:           dsText.String(),
 		layout.TrustAnchorsFile: string(ta),
@@ -194,4 +225,45 @@ func describeSpecs(specs []dnssec.Spec) string {
 		s = append(s, sp.String())
 	}
 	return strings.Join(s, ", ")
+}
+
+// dnssecZoneNames are c's signed zones (bare names, sorted) for agent.json:
+// the primary waits for their keys before named loads them.
+func dnssecZoneNames(c *model.Cluster) []string {
+	zones, _ := signedZones(c)
+	var out []string
+	for n := range zones {
+		out = append(out, bare(n))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// rollWarnings: a KSK or CSK with a finite lifetime is rolled by named on
+// the primary's volume, and the render's Secret never learns the successor
+// (verified on BIND 9.18: named starts the roll at its first start, since
+// the rendered keys date from dnssec.Epoch, creating a successor key and
+// waiting for its DS at the parent). A lost volume then brings back the
+// original key and named starts over. ZSK rolls are harmless: the DS pins
+// only the KSK, so they are left to named.
+func rollWarnings(zones map[string]signedZone) diag.Results {
+	var rs diag.Results
+	seen := map[*model.DNSSECPolicy]bool{}
+	for _, sz := range zones {
+		p := sz.policy
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		for i, k := range p.Spec.Keys {
+			role := strings.ToLower(k.Role)
+			if role != dnssec.RoleKSK && role != dnssec.RoleCSK {
+				continue
+			}
+			if life, err := dnssec.Duration(k.Lifetime); err == nil && life > 0 {
+				rs.Warnf(p.Src, fmt.Sprintf("spec.keys[%d].lifetime", i), "a %s with lifetime %s is rolled by named on the primary's volume, starting at its first start (bind-fn's keys are dated 2000-01-01): the successor and its DS are not in the DNSSEC key Secret, and a lost volume brings the original key back; use lifetime unlimited and roll a %s by adding the new key to the Secret (see README, DNSSEC)", strings.ToUpper(role), k.Lifetime, strings.ToUpper(role))
+			}
+		}
+	}
+	return rs
 }

@@ -253,3 +253,117 @@ func mapKeys(m map[string]string) []string {
 	}
 	return out
 }
+
+// TestDNSSECFiniteKSKLifetimeWarns: a KSK that named would roll on its own
+// volume (out of the Secret's reach) is flagged on the policy; a ZSK is not.
+func TestDNSSECFiniteKSKLifetimeWarns(t *testing.T) {
+	_, rs := mustRun(t, signedInput(t, `[{role: ksk, algorithm: ecdsap256sha256, lifetime: P1Y}, {role: zsk, algorithm: ecdsap256sha256, lifetime: P90D}]`, "a.example"), nil, &testutil.DetRand{})
+	var got []string
+	for _, r := range rs {
+		if r.Severity == diag.Warning {
+			got = append(got, r.Source.Ref.Kind+" "+r.Field)
+		}
+	}
+	if diff := cmp.Diff([]string{"BindDNSSECPolicy spec.keys[0].lifetime"}, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestDNSSECImportExisting: with spec.dnssec.importExisting the render
+// writes no key Secret (it is managed elsewhere), checks the listed public
+// keys against the policy and outputs their DS.
+func TestDNSSECImportExisting(t *testing.T) {
+	r := bytes.NewReader(bytes.Repeat([]byte{61}, 256))
+	var pub []string
+	var wantDS string
+	for _, role := range []string{dnssec.RoleKSK, dnssec.RoleZSK} {
+		k, err := dnssec.Generate(r, "a.example.", dnssec.Spec{Role: role, Algorithm: dns.ECDSAP256SHA256})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub = append(pub, k.DNSKEY.String())
+		if k.SEP() {
+			d := k.DS()
+			wantDS = fmt.Sprintf("a.example. 3600 IN DS %d 13 2 %s\n", d.KeyTag, strings.ToUpper(d.Digest))
+		}
+	}
+	withImport := func(keys []string) []model.Item {
+		items := signedInput(t, kskZsk, "a.example")
+		var quoted []string
+		for _, k := range keys {
+			quoted = append(quoted, fmt.Sprintf("%q", k))
+		}
+		extra, err := testutil.DecodeItems("cluster.yaml", []byte(`apiVersion: bind.unkin.net/v1alpha1
+kind: BindCluster
+metadata: {name: sec, namespace: dns}
+spec:
+  dnssec:
+    importExisting: true
+    publicKeys: [`+strings.Join(quoted, ", ")+`]
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(extra, items[1:]...) // replace the plain BindCluster
+	}
+	objs, _ := mustRun(t, withImport(pub), nil, &testutil.DetRand{}) // TSIG and rndc material only
+	if keyFiles(objs) != nil {
+		t.Errorf("an imported key Secret was rendered: it is managed elsewhere")
+	}
+	if diff := cmp.Diff(wantDS, dsText(objs)); diff != "" {
+		t.Errorf("DS of the imported KSK (-want +got):\n%s", diff)
+	}
+
+	cases := map[string]struct {
+		reason string
+		keys   []string
+		field  string
+		msg    string
+	}{
+		"zsk missing": {
+			reason: "every key of the policy must be listed: named would make the missing one",
+			keys:   pub[:1], field: "spec.dnssec.publicKeys", msg: "has no DNSKEY for every key of the policy",
+		},
+		"not a dnskey": {
+			reason: "a public key is a DNSKEY record",
+			keys:   []string{pub[0], pub[1], "a.example. IN A 192.0.2.1"}, field: "spec.dnssec.publicKeys[2]", msg: "cannot read the DNSKEY",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, rs := runRand(withImport(tc.keys), nil, &testutil.DetRand{})
+			found := false
+			for _, r := range rs {
+				if r.Severity == diag.Error && r.Source.Ref.Kind == "BindCluster" && r.Field == tc.field && strings.Contains(r.Message, tc.msg) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: want an error at BindCluster %s saying %q, got %v", tc.reason, tc.field, tc.msg, rs)
+			}
+		})
+	}
+}
+
+// TestDNSSECSecretBudget: the Secret stays under DNSSECBudget; a cluster
+// whose keys would not fit is refused, with the numbers README quotes.
+func TestDNSSECSecretBudget(t *testing.T) {
+	one, _ := mustRun(t, signedInput(t, kskZsk, "zone00000.example"), nil, &testutil.DetRand{})
+	per := 0
+	for k, v := range keyFiles(one) {
+		per += len(k) + len(v)
+	}
+	fit := render.DNSSECBudget / per
+	t.Logf("an ECDSA KSK+ZSK zone takes %d bytes of the Secret: %d zones fit in %d", per, fit, render.DNSSECBudget)
+	if fit < 350 || fit > 450 {
+		t.Errorf("README says about 400 zones with an ECDSA KSK and ZSK fit; %d do", fit)
+	}
+	var zones []string
+	for i := 0; i <= fit; i++ {
+		zones = append(zones, fmt.Sprintf("zone%05d.example", i))
+	}
+	_, rs := runRand(signedInput(t, kskZsk, zones...), nil, &testutil.DetRand{})
+	if !strings.Contains(fmt.Sprint(rs), "cannot keep the DNSSEC keys of") {
+		t.Errorf("%d signed zones: want the Secret refused as too large", len(zones))
+	}
+}

@@ -117,7 +117,7 @@ func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone) {
 		zs.writable[name] = z.Src
 		zs.plan.files[k] = dest
 		zs.add(stateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) {
-			zs.seeds = append(zs.seeds, layout.SeedZone{Zone: bare(z.Name), View: v.Name, Source: p, Dest: dest})
+			zs.seeds = append(zs.seeds, layout.SeedZone{Zone: bare(z.Name), View: v.Name, Source: p, Dest: dest, Refresh: !z.Spec.DynamicUpdate})
 		})
 	} else {
 		zs.add(stateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) { zs.plan.files[k] = p })

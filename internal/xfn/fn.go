@@ -411,7 +411,7 @@ func Status(t Target, ours map[resource.Name]*resource.DesiredComposed) map[stri
 			zoneMaps = append(zoneMaps, m.GetName())
 		}
 	}
-	return map[string]any{
+	st := map[string]any{
 		"namespace":       t.Namespace,
 		"serveService":    layout.ServeServiceName(t.Name),
 		"serveAddress":    ServeAddress(t),
@@ -423,6 +423,8 @@ func Status(t Target, ours map[resource.Name]*resource.DesiredComposed) map[stri
 		"tsigSecrets":     secrets,
 		"zoneConfigMaps":  zoneMaps,
 	}
+	addDNSSECStatus(st, t, ours)
+	return st
 }
 
 // ConnectionKeys are the keys of a legacy composite's connection details

@@ -17,6 +17,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/plan"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // importCase is one configuration of internal/importer/testdata run as
@@ -84,7 +85,7 @@ func TestImportLab(t *testing.T) {
 			queries: []probeQuery{{"www.example.com", dns.TypeA, labClient, true}, {"mail.example.com", dns.TypeA, labClient, true}}},
 	}
 	named := mustLook(t, "named")
-	root := testutil.RepoRoot(t)
+	root := bindtools.RepoRoot(t)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			src := filepath.Join(root, "internal", "importer", "testdata", tc.name)
@@ -154,14 +155,14 @@ func TestImportLab(t *testing.T) {
 					continue
 				}
 				vp := tc.views[z.View]
-				orig, err := axfr(tc.origIP, z.Name, vp.key)
+				orig, err := axfrFromClient(tc.origIP, z.Name, vp.key)
 				if err != nil {
 					t.Errorf("%s/%s: AXFR from the original: %v", z.View, z.Name, err)
 					continue
 				}
 				var got []dns.RR
 				err = eventually(20*time.Second, 200*time.Millisecond, func() error {
-					got, err = axfr(c.Pods[0].Net.IP, z.Name, keys[z.View])
+					got, err = axfrFromClient(c.Pods[0].Net.IP, z.Name, keys[z.View])
 					return err
 				})
 				if err != nil {

@@ -51,7 +51,7 @@ func enterLab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"-n", "-m", "-p", "--fork", "--kill-child=SIGKILL", "--mount-proc", "--propagation", "private", self}, os.Args[1:]...)
+	args := append([]string{"-n", "-m", "-p", "--fork", "--kill-child=SIGKILL", "--mount-proc", "--propagation", "private", self}, labArgs(t.Name(), os.Args[1:])...)
 	cmd := exec.Command(unshare, args...)
 	cmd.Env = append(os.Environ(), envInLab+"=1", envLabRun+"="+newRunID())
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
