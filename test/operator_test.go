@@ -3,7 +3,6 @@ package test
 import (
 	"crypto/rand"
 	"encoding/json"
-	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -20,6 +19,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // operatorPackage is test/testdata/operator: manifests written for the old

@@ -15,6 +15,9 @@ import (
 // YAML; the Crossplane path gets objects, which cannot hold duplicates. A
 // document that does not parse is left to the caller's reader.
 func CheckDuplicateKeys(src diag.Source, doc []byte, rs *diag.Results) {
+	if !mayHaveDuplicateKeys(doc) {
+		return // certainly none: skip the full parse, most of the cost
+	}
 	var n yaml.Node
 	if err := yaml.Unmarshal(doc, &n); err != nil {
 		return

@@ -2,12 +2,12 @@ package model_test
 
 import (
 	"fmt"
-	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // TestParseDurationBIND asks the real named-checkconf about every duration

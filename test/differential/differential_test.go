@@ -2,7 +2,6 @@ package differential
 
 import (
 	"fmt"
-	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,6 +16,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/pkggen"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // Environment of TestRandomPackages (make test runs the defaults).
