@@ -107,6 +107,9 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 	return exitLossless, nil
 }
 
+// importFiles are every file name an import writes objects to.
+var importFiles = []string{"acls.yaml", "catalog.yaml", "cluster.yaml", "dnssec.yaml", "keys.yaml", "policies.yaml", "views.yaml", "zones.yaml"}
+
 const kptfile = `apiVersion: kpt.dev/v1
 kind: Kptfile
 metadata:
@@ -131,6 +134,15 @@ func (c *ImportCmd) write(res *importer.Result) error {
 		files = append(files, f)
 	}
 	sort.Strings(files)
+	// A file an earlier import wrote and this one does not would leave
+	// stale objects in the package.
+	for _, f := range importFiles {
+		if _, ok := res.Objects[f]; !ok {
+			if err := os.Remove(filepath.Join(c.Out, f)); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+	}
 	for _, f := range files {
 		b, err := importer.YAML(res.Objects[f])
 		if err != nil {
