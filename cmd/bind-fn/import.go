@@ -46,6 +46,11 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 	if c.AXFR != "" && len(c.Zone) == 0 {
 		return 1, fmt.Errorf("--axfr needs at least one --zone")
 	}
+	if c.Secrets != "" {
+		if rel, err := filepath.Rel(c.Out, c.Secrets); err == nil && !strings.HasPrefix(rel, "..") {
+			return 1, fmt.Errorf("--secrets %s is inside the package %s: key material must stay out of it (kpt would render it and git would keep it)", c.Secrets, c.Out)
+		}
+	}
 	opt := importer.Options{Cluster: c.Cluster, Namespace: c.Namespace, Replicas: c.Replicas, ZoneDir: c.ZoneDir,
 		Read: os.ReadFile, Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }}
 	var conf []namedconf.Located
