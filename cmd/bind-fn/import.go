@@ -46,6 +46,11 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 	if c.AXFR != "" && len(c.Zone) == 0 {
 		return 1, fmt.Errorf("--axfr needs at least one --zone")
 	}
+	if c.Secrets != "" {
+		if rel, err := filepath.Rel(c.Out, c.Secrets); err == nil && !strings.HasPrefix(rel, "..") {
+			return 1, fmt.Errorf("--secrets %s is inside the package %s: key material must stay out of it (kpt would render it and git would keep it)", c.Secrets, c.Out)
+		}
+	}
 	opt := importer.Options{Cluster: c.Cluster, Namespace: c.Namespace, Replicas: c.Replicas, ZoneDir: c.ZoneDir,
 		Read: os.ReadFile, Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }}
 	var conf []namedconf.Located
@@ -107,6 +112,9 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 	return exitLossless, nil
 }
 
+// importFiles are every file name an import writes objects to.
+var importFiles = []string{"acls.yaml", "catalog.yaml", "cluster.yaml", "dnssec.yaml", "keys.yaml", "policies.yaml", "views.yaml", "zones.yaml"}
+
 const kptfile = `apiVersion: kpt.dev/v1
 kind: Kptfile
 metadata:
@@ -131,6 +139,15 @@ func (c *ImportCmd) write(res *importer.Result) error {
 		files = append(files, f)
 	}
 	sort.Strings(files)
+	// A file an earlier import wrote and this one does not would leave
+	// stale objects in the package.
+	for _, f := range importFiles {
+		if _, ok := res.Objects[f]; !ok {
+			if err := os.Remove(filepath.Join(c.Out, f)); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+	}
 	for _, f := range files {
 		b, err := importer.YAML(res.Objects[f])
 		if err != nil {

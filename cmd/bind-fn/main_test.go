@@ -241,3 +241,14 @@ func TestImportAXFR(t *testing.T) {
 		t.Errorf("unsigned transfer: exit %d, %v", code, err)
 	}
 }
+
+// TestImportSecretsOutside: key material is never written inside the package.
+func TestImportSecretsOutside(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "pkg")
+	conf := filepath.Join("..", "..", "internal", "importer", "testdata", "views", "named.conf")
+	var stdout, stderr bytes.Buffer
+	code, err := (&ImportCmd{Conf: conf, Out: out, Secrets: filepath.Join(out, "keys", "secrets.yaml"), Cluster: "bind", Namespace: "dns", Replicas: 2, Format: "text"}).Run(&stdout, &stderr)
+	if code != 1 || err == nil || !strings.Contains(err.Error(), "inside the package") {
+		t.Errorf("exit %d, %v: want a refusal", code, err)
+	}
+}
