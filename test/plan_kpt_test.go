@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // TestPlanKpt runs `bind-fn plan` on a package the real kpt CLI rendered:
@@ -20,8 +20,8 @@ import (
 // (--git HEAD --rendered). Both plans are the same, and once rendered the
 // package plans no change.
 func TestPlanKpt(t *testing.T) {
-	kpt := testutil.Bin(t, "kpt")
-	bindfn := testutil.Bin(t, "bind-fn")
+	kpt := bindtools.Bin(t, "kpt")
+	bindfn := bindtools.Bin(t, "bind-fn")
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("git is missing: apt-get install git")
 	}
