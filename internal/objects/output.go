@@ -45,6 +45,8 @@ func IsOutput(apiVersion, kind, name string, labels map[string]string) bool {
 			return name == layout.ConfigMapName(inst)
 		case ComponentZones:
 			return strings.HasPrefix(name, inst) && zonesShard.MatchString(name) && len(zonesShard.ReplaceAllString(name, "")) == len(inst)
+		case ComponentDNSSECDS:
+			return name == layout.DSConfigMapName(inst)
 		}
 	case "v1 Secret":
 		switch comp {
@@ -52,6 +54,8 @@ func IsOutput(apiVersion, kind, name string, labels map[string]string) bool {
 			return name == layout.RNDCSecretName(inst)
 		case ComponentKeys:
 			return name == layout.KeysSecretName(inst)
+		case ComponentDNSSECKeys:
+			return name == layout.DNSSECSecretName(inst)
 		case ComponentTSIG:
 			return true // a BindTSIGKey's Secret takes any name the key gives it
 		}

@@ -22,6 +22,8 @@ func TestIsOutput(t *testing.T) {
 		"primary svc":    {reason: "the primary Service", apiVersion: "v1", kind: "Service", obj: "dns-primary", labels: l(ComponentPrimary), want: true},
 		"tsig":           {reason: "a key Secret of any name", apiVersion: "v1", kind: "Secret", obj: "ddns-tsig", labels: l(ComponentTSIG), want: true},
 		"pdb":            {reason: "the PDB", apiVersion: "policy/v1", kind: "PodDisruptionBudget", obj: "dns", labels: l(ComponentServer), want: true},
+		"dnssec keys":    {reason: "the DNSSEC key Secret", apiVersion: "v1", kind: "Secret", obj: "dns-dnssec", labels: l(ComponentDNSSECKeys), want: true},
+		"dnssec ds":      {reason: "the DS ConfigMap", apiVersion: "v1", kind: "ConfigMap", obj: "dns-dnssec-ds", labels: l(ComponentDNSSECDS), want: true},
 		"netpol":         {reason: "a NetworkPolicy with labels copied from the StatefulSet", apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", obj: "dns", labels: l(ComponentServer)},
 		"copied cm":      {reason: "a ConfigMap copied under another name", apiVersion: "v1", kind: "ConfigMap", obj: "my-settings", labels: l(ComponentConfig)},
 		"other zones":    {reason: "zones of another instance", apiVersion: "v1", kind: "ConfigMap", obj: "dnsx-zones-0", labels: l(ComponentZones)},

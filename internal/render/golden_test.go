@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
@@ -183,3 +185,20 @@ func TestCheckConf(t *testing.T) {
 }
 
 var _ = fmt.Sprint
+
+// TestEveryObjectIsOutput: the adapters recognise each object a render makes
+// as previous output (objects.IsOutput); an unrecognised one would pass
+// through beside its re-render, and its key material would be regenerated.
+func TestEveryObjectIsOutput(t *testing.T) {
+	for name, sc := range scenarios(t) {
+		t.Run(name, func(t *testing.T) {
+			for _, o := range run(t, testutil.ReadItems(t, sc.input), nil) {
+				m := o.Obj.(metav1.ObjectMetaAccessor).GetObjectMeta()
+				gvk := o.Obj.(runtime.Object).GetObjectKind().GroupVersionKind()
+				if !objects.IsOutput(gvk.GroupVersion().String(), gvk.Kind, m.GetName(), m.GetLabels()) {
+					t.Errorf("%s %s/%s is rendered but not recognised as previous output (objects.IsOutput)", gvk.Kind, m.GetNamespace(), m.GetName())
+				}
+			}
+		})
+	}
+}
