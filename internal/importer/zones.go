@@ -28,6 +28,7 @@ var zoneOwned = map[string]string{
 	"file": "bind-fn places the zone file", "notify": "bind-fn sends keyed NOTIFYs to its secondaries",
 	"key-directory": "pod path", "inline-signing": "implied by dnssecPolicyRef", "journal": "pod path",
 	"masterfile-format": "bind-fn writes text zone files", "allow-notify": "bind-fn admits NOTIFY by key",
+	"serial-update-method": "bind-fn sets it: unixtime for signed zones (a primary that lost its volume re-signs above the secondaries), BIND's default otherwise",
 }
 
 // zone maps one zone statement; it reports whether the zone is a primary.

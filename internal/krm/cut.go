@@ -104,6 +104,10 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 
 	objs, prs := pipeline.Run(pin, render.Options{Rand: p.rand()})
 	rs = append(rs, prs...)
+	if p.Mode == RenderMode && !rs.HasErrors() {
+		// One info result per zone the render changes (kpt shows them).
+		rs = append(rs, pipeline.ZoneSummary(pin.Previous, objs)...)
+	}
 	var results fn.Results
 	for _, res := range rs {
 		results = append(results, toResult(res))

@@ -61,6 +61,10 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 	}
 	objs, prs := pipeline.Run(in, render.Options{Rand: p.rand()})
 	rs = append(rs, prs...)
+	if p.Mode == RenderMode && !rs.HasErrors() {
+		// One info result per zone the render changes (kpt shows them).
+		rs = append(rs, pipeline.ZoneSummary(in.Previous, objs)...)
+	}
 	// Results describe this run only: a ResourceList that carries the
 	// results of an earlier run (our own output fed back) must not pile up.
 	rl.Results = nil
