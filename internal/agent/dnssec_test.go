@@ -11,6 +11,7 @@ import (
 	"github.com/miekg/dns"
 
 	"git.unkin.net/unkin/bind-fn/internal/dnssec"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 )
 
@@ -108,4 +109,36 @@ func TestInstallImportedKeys(t *testing.T) {
 	if diff := cmp.Diff(roles, got); diff != "" {
 		t.Errorf("roles in the written .state files (-want +got):\n%s", diff)
 	}
+}
+
+// TestSeedZoneRefresh: an inline-signed zone's raw file follows the render;
+// a dynamic zone's seed is never overwritten (named owns it).
+func TestSeedZoneRefresh(t *testing.T) {
+	dir := t.TempDir()
+	src, dest := filepath.Join(dir, "src"), filepath.Join(dir, "data", "db")
+	for _, tc := range []struct {
+		name    string
+		refresh bool
+		want    string
+	}{
+		{"inline-signed", true, "v2"},
+		{"dynamic", false, "v1"},
+	} {
+		_ = os.RemoveAll(filepath.Dir(dest))
+		testutil.WriteFile(t, src, []byte("v1"))
+		if _, err := seedZone(layoutSeed(src, dest, tc.refresh), nil); err != nil {
+			t.Fatal(err)
+		}
+		testutil.WriteFile(t, src, []byte("v2"))
+		if _, err := seedZone(layoutSeed(src, dest, tc.refresh), nil); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(dest); string(b) != tc.want {
+			t.Errorf("%s: after a new render the data file holds %q, want %q", tc.name, b, tc.want)
+		}
+	}
+}
+
+func layoutSeed(src, dest string, refresh bool) layout.SeedZone {
+	return layout.SeedZone{Zone: "example.com", Source: src, Dest: dest, Refresh: refresh}
 }

@@ -167,7 +167,7 @@ func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectLis
 			where = "spec.dnssec.publicKeys of BindCluster " + fmt.Sprintf("%q", c.Name) + " lists"
 		}
 		for _, k := range stray {
-			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot sign zone %q with dnssec-policy %q: %s its %s, which no key of the policy (%s) matches, so named would ignore it and make keys of its own that no DS at the parent matches; name the key's role and algorithm in the policy again, or remove the key to start over with new keys (and publish the new DS)", bare(name), sz.policy.Name, where, k.Describe(), describeSpecs(specs))
+			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot sign zone %q with dnssec-policy %q: %s its %s, which no key of the policy (%s) matches, so named would ignore it and make keys of its own that no DS at the parent matches; name the key's role and algorithm in the policy again, or remove the key (and the ConfigMap %q, the record of the last keys) to start over with new keys, then publish the new DS", bare(name), sz.policy.Name, where, k.Describe(), describeSpecs(specs), layout.DSConfigMapName(c.Name))
 		}
 		var now []string
 		for _, k := range keys {
@@ -188,8 +188,8 @@ func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectLis
 			dsText.WriteString(line + "\n")
 			anchors = append(anchors, nc.S(nc.Str(name), nc.Kw("static-ds"), nc.Int(int64(d.KeyTag)), nc.Int(int64(d.Algorithm)), nc.Int(int64(d.DigestType)), nc.Str(strings.ToUpper(d.Digest))))
 		}
-		if was, ok := lastRec[name]; ok && !slices.Equal(was, now) {
-			rs.Warnf(sz.z.Src, "spec.dnssecPolicyRef", "the DNSSEC keys of signed zone %q changed since the last render (DNSKEYs %s, now %s): the DNSSEC key Secret %q was changed, replaced or lost; unless the parent's DS already matches the new keys every validating resolver will fail the zone: restore the Secret from your backup, or publish the new DS %s", bare(name), strings.Join(was, " "), strings.Join(now, " "), secretName, strings.Join(ds, "; "))
+		if was, ok := lastRec[name]; ok && len(stray) == 0 && !slices.Equal(was, now) {
+			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot change the DNSSEC keys of signed zone %q (DNSKEYs %s at the last render, now %s): the DNSSEC key Secret %q was changed, replaced or lost, and unless the parent's DS matches the new keys every validating resolver fails the zone; restore the Secret from your backup, or, to re-key on purpose, delete the ConfigMap %q (the record of the last keys) from the package, render, and publish the new DS %s", bare(name), strings.Join(was, " "), strings.Join(now, " "), where2(imported, secretName), layout.DSConfigMapName(c.Name), strings.Join(ds, "; "))
 		}
 		for _, line := range ds {
 			rs = append(rs, diag.Result{Severity: diag.Info, Source: sz.z.Src, Field: "spec.dnssecPolicyRef",
@@ -266,4 +266,12 @@ func rollWarnings(zones map[string]signedZone) diag.Results {
 		}
 	}
 	return rs
+}
+
+// where2 names where a cluster's keys come from, for messages.
+func where2(imported bool, secretName string) string {
+	if imported {
+		return secretName + " (spec.dnssec.publicKeys)"
+	}
+	return secretName
 }

@@ -175,16 +175,25 @@ func TestDNSSECKeysAcrossRenders(t *testing.T) {
 				prev[i].Data = data // a.example's keys lost from the Secret
 			}
 		}
-		_, rs := mustRun(t, signedInput(t, kskZsk, "a.example", "b.example"), prev, bytes.NewReader(bytes.Repeat([]byte{77}, 4096)))
-		var warned []string
+		objs, rs := runRand(signedInput(t, kskZsk, "a.example", "b.example"), prev, bytes.NewReader(bytes.Repeat([]byte{77}, 4096)))
+		var errs []string
 		for _, r := range rs {
-			if r.Severity == diag.Warning {
-				warned = append(warned, r.Source.Ref.Name+": "+r.Message)
+			if r.Severity == diag.Error {
+				errs = append(errs, r.Source.Ref.Name+": "+r.Message)
 			}
 		}
-		if len(warned) != 1 || !strings.HasPrefix(warned[0], "z0: the DNSSEC keys of signed zone \"a.example\" changed") {
-			t.Errorf("a key Secret changed under signed zone a.example: want one warning on its BindZone, got %q", warned)
+		if len(errs) != 1 || !strings.HasPrefix(errs[0], "z0: cannot change the DNSSEC keys of signed zone \"a.example\"") || objs != nil {
+			t.Errorf("a key Secret changed under signed zone a.example: want one error on its BindZone and nothing rendered, got %q", errs)
 		}
+		// Re-keying on purpose: without the record of the last keys the
+		// new keys are accepted.
+		var noRecord []render.PrevObject
+		for _, p := range prev {
+			if p.Src.Ref.Name != layout.DSConfigMapName("sec") {
+				noRecord = append(noRecord, p)
+			}
+		}
+		mustRun(t, signedInput(t, kskZsk, "a.example", "b.example"), noRecord, bytes.NewReader(bytes.Repeat([]byte{77}, 4096)))
 	})
 	t.Run("policy algorithm changed", func(t *testing.T) {
 		_, rs := runRand(signedInput(t, `[{role: csk, algorithm: ed25519}]`, "a.example", "b.example"), previous(t, first), &testutil.DetRand{})
