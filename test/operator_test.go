@@ -73,9 +73,12 @@ func TestOperatorManifestsLoadInBIND(t *testing.T) {
 		root := t.TempDir()
 		testutil.LayPod(t, root, c)
 		for _, f := range []string{layout.NamedConfPrimary, layout.NamedConfSecondary} {
-			if out, err := bindtools.NamedCheckconf(t, root, layout.ConfigFile(f)); err != nil {
+			out, err := bindtools.NamedCheckconf(t, root, layout.ConfigFile(f))
+			if err != nil {
 				t.Errorf("cluster %s %s: named-checkconf -z failed: %v\n%s", name, f, err, out)
+				continue
 			}
+			t.Logf("cluster %s %s: named-checkconf -z: %s", name, f, strings.ReplaceAll(strings.TrimSpace(out), "\n", "; "))
 		}
 	}
 }
@@ -105,6 +108,12 @@ func TestOperatorDefaults(t *testing.T) {
 	if string(ed.Data["keyName"]) != "externaldns" || ed.Labels["team"] != "platform" ||
 		ed.Annotations["reflector.v1.k8s.emberstack.com/reflection-auto-namespaces"] != "externaldns" {
 		t.Errorf("Secret externaldns-tsig: keyName %q labels %v annotations %v", ed.Data["keyName"], ed.Labels, ed.Annotations)
+	}
+	// BindCluster: the default image.
+	for _, ctr := range res.StatefulSet.Spec.Template.Spec.Containers {
+		if ctr.Name == "named" && ctr.Image != model.DefaultImage {
+			t.Errorf("resolver's named image %q, want the default %q", ctr.Image, model.DefaultImage)
+		}
 	}
 	// importExisting: no Secret rendered for it.
 	for _, o := range objs {

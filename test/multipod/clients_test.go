@@ -503,16 +503,22 @@ func scenarioDigAXFR(t *testing.T, c *Cluster) {
 		ok                      bool
 		contains                string
 		reason                  string
+		src                     string // "" = the lab client (external view by address)
 	}{
-		{"transfer key, dynamic zone", c.PrimarySvc, appsZone, xfr, true, "shop.apps.example.com.", "the cluster's transfer key transfers every zone of its view"},
-		{"transfer key, static zone", c.PrimarySvc, "example.com", xfr, true, "mail.example.com.", "the cluster's transfer key transfers every zone of its view"},
-		{"update key, its dynamic zone", c.PrimarySvc, appsZone, upd, true, "shop.apps.example.com.", "external-dns lists the zone by AXFR with its update key"},
-		{"update key, a static zone", c.PrimarySvc, "example.com", upd, false, "", "the update key transfers only the zone it updates"},
-		{"no key", c.PrimarySvc, appsZone, "", false, "", "transfers need a key"},
-		{"transfer key, from a secondary", c.Pods[1].Net.IP, appsZone, xfr, false, "", "transfers come from the primary Service only"},
+		{"transfer key, dynamic zone", c.PrimarySvc, appsZone, xfr, true, "shop.apps.example.com.", "the cluster's transfer key transfers every zone of its view", ""},
+		{"transfer key, static zone", c.PrimarySvc, "example.com", xfr, true, "mail.example.com.", "the cluster's transfer key transfers every zone of its view", ""},
+		{"update key, its dynamic zone", c.PrimarySvc, appsZone, upd, true, "shop.apps.example.com.", "external-dns lists the zone by AXFR with its update key", ""},
+		{"update key, a static zone", c.PrimarySvc, "example.com", upd, false, "", "the update key transfers only the zone it updates", ""},
+		{"no key", c.PrimarySvc, appsZone, "", false, "", "transfers need a key", ""},
+		{"transfer key, from a secondary", c.Pods[1].Net.IP, appsZone, xfr, false, "", "transfers come from the primary Service only", ""},
+		{"update key, from an office address", c.PrimarySvc, appsZone, upd, true, "shop.apps.example.com.", "the key selects the external view even where the address selects the internal one", officeClient},
 	}
 	for _, tc := range cases {
-		args := []string{"+tcp", "-b", labClient, "@" + tc.server, tc.zone, "AXFR"}
+		src := labClient
+		if tc.src != "" {
+			src = tc.src
+		}
+		args := []string{"+tcp", "-b", src, "@" + tc.server, tc.zone, "AXFR"}
 		if tc.key != "" {
 			args = append([]string{"-k", tc.key}, args...)
 		}
