@@ -190,10 +190,12 @@ func (s *snapshot) zones() map[string]*zone {
 		}
 	}
 	seeds := map[string]string{}
+	refresh := map[string]bool{}
 	dyn := map[string]bool{}
 	if s.agent != nil {
 		for _, sz := range s.agent.SeedZones {
 			seeds[sz.Dest] = sz.Source
+			refresh[sz.Dest] = sz.Refresh
 		}
 		for _, dz := range s.agent.DynamicZones {
 			dyn[zoneID(dz.View, strings.ToLower(dz.Zone))] = true
@@ -207,6 +209,12 @@ func (s *snapshot) zones() map[string]*zone {
 			if src, ok := seeds[file]; ok {
 				file = src
 				z.apply = applySeed
+				if refresh[z.file] {
+					// an inline-signed zone: the agent copies the new
+					// raw file over the seeded one, named re-signs on
+					// reload.
+					z.apply = applyReload
+				}
 				if dyn[id] {
 					z.apply = applyUpdate
 				}
