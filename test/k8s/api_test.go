@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
@@ -164,6 +165,19 @@ func TestExamplesApply(t *testing.T) {
 				}
 			}
 			all := append(append([]*unstructured.Unstructured{}, inputs...), rendered...)
+			// Release the Services' ClusterIPs (the example pins 10.96.53.53,
+			// which the Crossplane test's XR pins too): no namespace
+			// controller runs here to clean up.
+			t.Cleanup(func() {
+				for _, o := range rendered {
+					if o.GetKind() != "Service" {
+						continue
+					}
+					if r, err := resource(o); err == nil {
+						_ = r.Delete(ctx, o.GetName(), metav1.DeleteOptions{})
+					}
+				}
+			})
 			for _, dry := range []bool{true, false} {
 				for _, o := range all {
 					_, warn, err := apply(ctx, o, dry)

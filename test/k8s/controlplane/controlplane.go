@@ -29,7 +29,9 @@ const NetnsEnv = "BINDFN_K8S_NETNS"
 // network namespace with only loopback up, unless it already runs in one.
 // It returns reexeced=true and the child's exit code in the parent; the
 // caller exits with it. Inside, it returns reexeced=false.
-func InPrivateNetwork() (reexeced bool, code int, err error) {
+//
+// extra are more unshare(1) flags (e.g. --mount --propagation private).
+func InPrivateNetwork(extra ...string) (reexeced bool, code int, err error) {
 	if os.Getenv(NetnsEnv) == "1" {
 		if out, err := exec.Command("ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
 			return false, 0, fmt.Errorf("ip link set lo up: %v: %s", err, out)
@@ -39,7 +41,8 @@ func InPrivateNetwork() (reexeced bool, code int, err error) {
 	if os.Geteuid() != 0 {
 		return false, 0, errors.New("needs root (a private network namespace); set BINDFN_SKIP_ROOT=1 to skip")
 	}
-	cmd := exec.Command("unshare", append([]string{"--net", "--", os.Args[0]}, os.Args[1:]...)...)
+	args := append(append([]string{"--net"}, extra...), "--", os.Args[0])
+	cmd := exec.Command("unshare", append(args, os.Args[1:]...)...)
 	cmd.Env = append(os.Environ(), NetnsEnv+"=1")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -130,9 +133,15 @@ func Start(ctx context.Context, o Options) (*ControlPlane, error) {
 	}
 	cp.procs = append(cp.procs, etcd)
 
+	// Loopback only, unless pods must reach the API server (through the
+	// kubernetes Service to the advertised address).
+	bind := "127.0.0.1"
+	if o.AdvertiseAddress != "127.0.0.1" {
+		bind = "0.0.0.0"
+	}
 	args := []string{
 		"--etcd-servers=http://127.0.0.1:2379",
-		"--bind-address=127.0.0.1", "--secure-port=6443", "--advertise-address=" + o.AdvertiseAddress,
+		"--bind-address=" + bind, "--secure-port=6443", "--advertise-address=" + o.AdvertiseAddress,
 		"--tls-cert-file=" + filepath.Join(pki, "apiserver.crt"), "--tls-private-key-file=" + filepath.Join(pki, "apiserver.key"),
 		"--client-ca-file=" + filepath.Join(pki, "ca.crt"),
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",

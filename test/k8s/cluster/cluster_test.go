@@ -1,0 +1,531 @@
+//go:build cluster
+
+// Package cluster starts a single-node Kubernetes cluster — etcd,
+// kube-apiserver, kube-controller-manager, kube-scheduler, containerd +
+// runc + CNI bridge (Debian), kubelet, kube-proxy and CoreDNS — in a private
+// network and mount namespace, with images built locally (no registry), and
+// runs pods on it. `make k8s-cluster` (root); not part of make test.
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"git.unkin.net/unkin/bind-fn/test/k8s/controlplane"
+)
+
+const (
+	nodeIP    = "10.77.0.1"
+	nodeName  = "node1"
+	podCIDR   = "10.88.0.0/16"
+	dnsIP     = "10.96.0.10"
+	pauseTag  = "registry.k8s.io/pause:3.10"
+	corednsTg = "registry.k8s.io/coredns/coredns:v1.12.4"
+)
+
+var (
+	root, bin, dir string
+	cp             *controlplane.ControlPlane
+	cs             *kubernetes.Clientset
+	sock           string
+	kubelet        *controlplane.Process
+)
+
+func TestMain(m *testing.M) {
+	reexeced, code, err := controlplane.InPrivateNetwork("--mount", "--propagation", "private")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cluster:", err)
+		os.Exit(1)
+	}
+	if reexeced {
+		os.Exit(code)
+	}
+	os.Exit(run(m))
+}
+
+func sh(name string, args ...string) error {
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+func step(what string, t0 time.Time) {
+	fmt.Printf("cluster: %s (%.1f s)\n", what, time.Since(t0).Seconds())
+}
+
+func run(m *testing.M) int {
+	wd, _ := os.Getwd()
+	root = filepath.Clean(filepath.Join(wd, "..", "..", ".."))
+	bin = filepath.Join(root, "bin")
+	var err error
+	if dir, err = os.MkdirTemp("", "bindfn-cluster-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "cluster:", err)
+		teardown()
+		fmt.Printf("cluster: logs kept in %s\n", dir)
+		return 1
+	}
+	t0 := time.Now()
+	// The node's address lives on a bridge (this VM has no dummy links).
+	for _, c := range [][]string{
+		{"ip", "link", "add", "br-node", "type", "bridge"},
+		{"ip", "addr", "add", nodeIP + "/24", "dev", "br-node"},
+		{"ip", "link", "set", "br-node", "up"},
+		{"ip", "route", "add", "default", "dev", "br-node"},
+	} {
+		if err := sh(c[0], c[1:]...); err != nil {
+			return fail(err)
+		}
+	}
+	// kubelet and containerd write under /var/lib/kubelet-like paths and
+	// /run: give them private copies (the mount namespace is ours).
+	for _, d := range []string{"/run", "/var/lib/kubelet", "/var/log/pods", "/var/lib/cni", "/etc/cni"} {
+		_ = os.MkdirAll(d, 0o755)
+		if err := sh("mount", "-t", "tmpfs", "tmpfs", d); err != nil {
+			return fail(err)
+		}
+	}
+	_ = sh("mount", "--make-rshared", "/var/lib/kubelet")
+	ctx := context.Background()
+	if cp, err = controlplane.Start(ctx, controlplane.Options{Bin: bin, Dir: dir, AdvertiseAddress: nodeIP}); err != nil {
+		return fail(err)
+	}
+	step("etcd + kube-apiserver ready", t0)
+	pki := filepath.Join(dir, "pki")
+	for _, p := range []struct {
+		name string
+		args []string
+	}{
+		{"kube-controller-manager", []string{"--kubeconfig=" + cp.Kubeconfig, "--leader-elect=false", "--bind-address=127.0.0.1",
+			"--service-account-private-key-file=" + filepath.Join(pki, "sa.key"), "--root-ca-file=" + filepath.Join(pki, "ca.crt"),
+			"--use-service-account-credentials=false", "--cluster-cidr=" + podCIDR, "--service-cluster-ip-range=10.96.0.0/12"}},
+		{"kube-scheduler", []string{"--kubeconfig=" + cp.Kubeconfig, "--leader-elect=false", "--bind-address=127.0.0.1"}},
+	} {
+		pr, err := controlplane.StartProcess(dir, p.name, filepath.Join(bin, p.name), p.args...)
+		if err != nil {
+			return fail(err)
+		}
+		cp.Add(pr)
+	}
+	if err := startContainerd(); err != nil {
+		return fail(err)
+	}
+	step("containerd up", t0)
+	if err := importImages(); err != nil {
+		return fail(err)
+	}
+	step("images imported", t0)
+	if err := startKubelet(); err != nil {
+		return fail(err)
+	}
+	cs = kubernetes.NewForConfigOrDie(cp.RestConfig(nil))
+	if err := waitNodeReady(ctx); err != nil {
+		return fail(err)
+	}
+	step("node Ready", t0)
+	code := m.Run()
+	teardown()
+	if code != 0 || os.Getenv("BINDFN_K8S_KEEP") != "" {
+		fmt.Printf("cluster: logs kept in %s\n", dir)
+	}
+	return code
+}
+
+func startContainerd() error {
+	d := filepath.Join(dir, "containerd")
+	sock = filepath.Join(d, "containerd.sock")
+	cni := filepath.Join(d, "net.d")
+	if err := os.MkdirAll(cni, 0o755); err != nil {
+		return err
+	}
+	conf := fmt.Sprintf(`version = 2
+root = %q
+state = %q
+[grpc]
+  address = %q
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = %q
+  restrict_oom_score_adj = true
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = %q
+  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+    runtime_type = "io.containerd.runc.v2"
+`, filepath.Join(d, "root"), filepath.Join(d, "state"), sock, pauseTag, cni)
+	if err := os.WriteFile(filepath.Join(d, "config.toml"), []byte(conf), 0o644); err != nil {
+		return err
+	}
+	net := fmt.Sprintf(`{"cniVersion": "0.4.0", "name": "pods", "plugins": [
+  {"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+   "ipam": {"type": "host-local", "ranges": [[{"subnet": %q}]], "routes": [{"dst": "0.0.0.0/0"}]}},
+  {"type": "portmap", "capabilities": {"portMappings": true}}]}`, podCIDR)
+	if err := os.WriteFile(filepath.Join(cni, "10-pods.conflist"), []byte(net), 0o644); err != nil {
+		return err
+	}
+	p, err := controlplane.StartProcess(dir, "containerd", "containerd", "--config", filepath.Join(d, "config.toml"))
+	if err != nil {
+		return err
+	}
+	cp.Add(p)
+	for i := 0; i < 100; i++ {
+		if c, err := net2dial(sock); err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("containerd not up: %s", p.Tail(20))
+}
+
+func net2dial(sock string) (net.Conn, error) { return net.Dial("unix", sock) }
+
+// importImages builds the pause and CoreDNS images with hack/image and
+// imports them into containerd's k8s.io namespace (no registry).
+func importImages() error {
+	imgDir := filepath.Join(dir, "images")
+	pauseBin := filepath.Join(imgDir, "pause")
+	build := exec.Command("go", "build", "-o", pauseBin, "./pause")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("build pause: %v: %s", err, out)
+	}
+	for _, im := range []struct{ bin, tag string }{{pauseBin, pauseTag}, {filepath.Join(bin, "coredns"), corednsTg}} {
+		tar := filepath.Join(imgDir, filepath.Base(im.bin)+".tar")
+		if err := sh(filepath.Join(bin, "image"), "-bin", im.bin, "-tag", im.tag, "-o", tar); err != nil {
+			return err
+		}
+		if err := sh("ctr", "-a", sock, "-n", "k8s.io", "images", "import", tar); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func startKubelet() error {
+	d := filepath.Join(dir, "kubelet")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return err
+	}
+	resolv := filepath.Join(d, "resolv.conf")
+	if err := os.WriteFile(resolv, []byte("nameserver "+nodeIP+"\n"), 0o644); err != nil {
+		return err
+	}
+	cfg := map[string]any{
+		"apiVersion":               "kubelet.config.k8s.io/v1beta1",
+		"kind":                     "KubeletConfiguration",
+		"failCgroupV1":             false,
+		"cgroupDriver":             "cgroupfs",
+		"cgroupsPerQOS":            false,
+		"enforceNodeAllocatable":   []string{},
+		"failSwapOn":               false,
+		"containerRuntimeEndpoint": "unix://" + sock,
+		"address":                  nodeIP,
+		"authentication": map[string]any{
+			"anonymous": map[string]any{"enabled": false},
+			"webhook":   map[string]any{"enabled": false},
+			"x509":      map[string]any{"clientCAFile": filepath.Join(dir, "pki", "ca.crt")},
+		},
+		"authorization":                 map[string]any{"mode": "AlwaysAllow"},
+		"clusterDNS":                    []string{dnsIP},
+		"clusterDomain":                 "cluster.local",
+		"resolvConf":                    resolv,
+		"evictionHard":                  map[string]string{"memory.available": "100Mi", "nodefs.available": "1%", "imagefs.available": "1%"},
+		"imageGCHighThresholdPercent":   100,
+		"imageGCLowThresholdPercent":    99,
+		"serializeImagePulls":           false,
+		"podCIDR":                       podCIDR,
+		"makeIPTablesUtilChains":        true,
+		"localStorageCapacityIsolation": false,
+	}
+	data, err := yaml.Marshal(cfg)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(d, "config.yaml"), data, 0o644); err != nil {
+		return err
+	}
+	p, err := controlplane.StartProcess(dir, "kubelet", filepath.Join(bin, "kubelet"),
+		"--config="+filepath.Join(d, "config.yaml"), "--kubeconfig="+cp.Kubeconfig,
+		"--hostname-override="+nodeName, "--node-ip="+nodeIP, "--root-dir=/var/lib/kubelet", "--v=2")
+	if err != nil {
+		return err
+	}
+	cp.Add(p)
+	kubelet = p
+	kp, err := controlplane.StartProcess(dir, "kube-proxy", filepath.Join(bin, "kube-proxy"),
+		"--kubeconfig="+cp.Kubeconfig, "--hostname-override="+nodeName, "--proxy-mode=iptables",
+		"--cluster-cidr="+podCIDR, "--conntrack-max-per-core=0", "--bind-address="+nodeIP)
+	if err != nil {
+		return err
+	}
+	cp.Add(kp)
+	return nil
+}
+
+func waitNodeReady(ctx context.Context) error {
+	deadline := time.Now().Add(3 * time.Minute)
+	var last string
+	for time.Now().Before(deadline) {
+		n, err := cs.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
+		if err == nil {
+			for _, c := range n.Status.Conditions {
+				if c.Type == corev1.NodeReady {
+					if c.Status == corev1.ConditionTrue {
+						return nil
+					}
+					last = c.Reason + ": " + c.Message
+				}
+			}
+		} else {
+			last = err.Error()
+		}
+		time.Sleep(time.Second)
+	}
+	return fmt.Errorf("node not Ready after 3 min: %s", last)
+}
+
+func apply(t *testing.T, ctx context.Context, manifest string) {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "m.yaml")
+	if err := os.WriteFile(f, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(filepath.Join(bin, "kubectl"), "--kubeconfig", cp.Kubeconfig, "apply", "--server-side", "-f", f).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl apply: %v\n%s", err, out)
+	}
+}
+
+func waitPodsReady(t *testing.T, ctx context.Context, ns, selector string, n int, timeout time.Duration) []corev1.Pod {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last string
+	for time.Now().Before(deadline) {
+		l, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err == nil {
+			ready := 0
+			last = ""
+			for _, p := range l.Items {
+				ok := false
+				for _, c := range p.Status.Conditions {
+					if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+						ok = true
+					}
+				}
+				if ok {
+					ready++
+				} else {
+					last += fmt.Sprintf("%s %s %v; ", p.Name, p.Status.Phase, p.Status.ContainerStatuses)
+				}
+			}
+			if ready >= n {
+				return l.Items
+			}
+		} else {
+			last = err.Error()
+		}
+		time.Sleep(time.Second)
+	}
+	t.Fatalf("pods %s in %s not Ready after %s: %s", selector, ns, timeout, last)
+	return nil
+}
+
+// TestPodRuns: the kubelet runs a pod from a locally imported image, with
+// an address from the CNI bridge.
+func TestPodRuns(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Now()
+	apply(t, ctx, `apiVersion: v1
+kind: Namespace
+metadata: {name: smoke}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pause, namespace: smoke, labels: {app: pause}}
+spec:
+  automountServiceAccountToken: false
+  containers: [{name: pause, image: `+pauseTag+`, imagePullPolicy: Never}]
+`)
+	pods := waitPodsReady(t, ctx, "smoke", "app=pause", 1, 3*time.Minute)
+	t.Logf("pod Ready on %s at %s in %.1f s", pods[0].Spec.NodeName, pods[0].Status.PodIP, time.Since(t0).Seconds())
+}
+
+// TestClusterDNS: CoreDNS, built from the module proxy, answers for the
+// kubernetes Service through its ClusterIP (kube-proxy's rules).
+func TestClusterDNS(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Now()
+	apply(t, ctx, `apiVersion: v1
+kind: ServiceAccount
+metadata: {name: coredns, namespace: kube-system}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: system:coredns}
+rules:
+- apiGroups: [""]
+  resources: [endpoints, services, pods, namespaces]
+  verbs: [list, watch]
+- apiGroups: [discovery.k8s.io]
+  resources: [endpointslices]
+  verbs: [list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: system:coredns}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:coredns}
+subjects: [{kind: ServiceAccount, name: coredns, namespace: kube-system}]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: coredns, namespace: kube-system}
+data:
+  Corefile: |
+    .:1053 {
+        errors
+        health :8080
+        ready :8181
+        kubernetes cluster.local in-addr.arpa ip6.arpa {
+           pods insecure
+           fallthrough in-addr.arpa ip6.arpa
+        }
+        cache 30
+        loop
+        reload
+        loadbalance
+    }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: coredns, namespace: kube-system}
+spec:
+  replicas: 1
+  selector: {matchLabels: {k8s-app: kube-dns}}
+  template:
+    metadata: {labels: {k8s-app: kube-dns}}
+    spec:
+      serviceAccountName: coredns
+      dnsPolicy: Default
+      containers:
+      - name: coredns
+        image: `+corednsTg+`
+        imagePullPolicy: Never
+        args: [-conf, /etc/coredns/Corefile]
+        ports: [{containerPort: 1053, protocol: UDP, name: dns}, {containerPort: 1053, protocol: TCP, name: dns-tcp}]
+        readinessProbe: {httpGet: {path: /ready, port: 8181}}
+        volumeMounts: [{name: config, mountPath: /etc/coredns}]
+      volumes: [{name: config, configMap: {name: coredns}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: kube-dns, namespace: kube-system, labels: {k8s-app: kube-dns}}
+spec:
+  clusterIP: `+dnsIP+`
+  selector: {k8s-app: kube-dns}
+  ports:
+  - {name: dns, port: 53, targetPort: 1053, protocol: UDP}
+  - {name: dns-tcp, port: 53, targetPort: 1053, protocol: TCP}
+`)
+	waitPodsReady(t, ctx, "kube-system", "k8s-app=kube-dns", 1, 3*time.Minute)
+	var out []byte
+	var err error
+	for i := 0; i < 30; i++ {
+		out, err = exec.Command("dig", "+short", "+time=2", "+tries=1", "@"+dnsIP, "kubernetes.default.svc.cluster.local", "A").CombinedOutput()
+		if err == nil && strings.TrimSpace(string(out)) == "10.96.0.1" {
+			t.Logf("kubernetes.default.svc.cluster.local = 10.96.0.1 through %s in %.1f s", dnsIP, time.Since(t0).Seconds())
+			return
+		}
+		time.Sleep(time.Second)
+	}
+	t.Fatalf("dig @%s kubernetes.default.svc.cluster.local: %v %s", dnsIP, err, out)
+}
+
+// teardown stops the kubelet, kills every container through containerd
+// (their shims run in sessions of their own, outside the process groups
+// StartProcess kills), then every process of the cluster. As a backstop it
+// kills, by PID, any shim still serving this containerd's socket, and its
+// children.
+func teardown() {
+	if cp == nil {
+		return
+	}
+	if kubelet != nil {
+		kubelet.Stop()
+	}
+	if sock != "" {
+		ctr := func(args ...string) string {
+			out, _ := exec.Command("ctr", append([]string{"-a", sock, "-n", "k8s.io"}, args...)...).Output()
+			return string(out)
+		}
+		ids := strings.Fields(ctr("tasks", "ls", "-q"))
+		for _, id := range ids {
+			ctr("tasks", "kill", "-a", "-s", "SIGKILL", id)
+		}
+		time.Sleep(time.Second)
+		for _, id := range ids {
+			ctr("tasks", "rm", "-f", id)
+		}
+	}
+	cp.Stop()
+	if sock != "" {
+		for _, pid := range shims(sock) {
+			killTree(pid)
+		}
+	}
+}
+
+// shims are the PIDs of containerd-shim processes serving sock.
+func shims(sock string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.Contains(string(cmd), "containerd-shim") && strings.Contains(string(cmd), sock) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// killTree kills pid's children (recursively), then pid, with SIGKILL.
+func killTree(pid int) {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		c, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		// pid (comm) state ppid ...: comm may hold spaces; split after ')'.
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 {
+			f := strings.Fields(string(stat)[i+1:])
+			if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+				killTree(c)
+			}
+		}
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+}
