@@ -84,3 +84,34 @@ func idnValue(typ uint16, v string) (string, error) {
 	f[len(f)-1] = last
 	return strings.Join(f, " "), nil
 }
+
+// defaultMailbox is the SOA RNAME without spec.soa.email: hostmaster at the
+// closest enclosing name that is a host name, so that check-names passes
+// in zones with underscore labels (_msdcs.example.com gets
+// hostmaster.example.com.).
+func defaultMailbox(origin string) string {
+	labels := dns.SplitDomainName(origin)
+	for i := range labels {
+		if d := strings.Join(labels[i:], ".") + "."; isHostname(d, false) {
+			return "hostmaster." + d
+		}
+	}
+	if origin == "." {
+		return "hostmaster."
+	}
+	return "hostmaster." + origin
+}
+
+// plainZoneName reports whether origin holds only letters, digits, '-',
+// '_' and dots: a zone name the builder accepts, so that check-names is
+// reported on the records (a name with other characters is reported on
+// the zone instead).
+func plainZoneName(origin string) bool {
+	for i := 0; i < len(origin); i++ {
+		c := origin[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}

@@ -50,6 +50,15 @@ func TestCheckNamesBIND(t *testing.T) {
 			reason: "a Unicode SRV target becomes punycode", zone: "example.com.",
 			rrset: inline(0, "_xmpp._tcp", "SRV", "0 5 5222 chat.bücher.example."), raw: "_xmpp._tcp 300 IN SRV 0 5 5222 chat.xn--bcher-kva.example.",
 		},
+		"underscore zone owner": {
+			reason: "an address record in a zone with an underscore label: its owner is no host name (differential seed 107)", zone: "_msdcs.example.com.",
+			rrset: inline(0, "host-1", "A", "192.0.2.1"), raw: "host-1 300 IN A 192.0.2.1",
+			wantField: "spec.records[0].name",
+		},
+		"underscore zone soa": {
+			reason: "the default SOA RNAME is hostmaster at the closest host name (hostmaster._msdcs... fails check-names)", zone: "_msdcs.example.com.",
+			rrset: inline(0, "_ldap._tcp", "SRV", "0 100 389 dc1.example.com."), raw: "_ldap._tcp 300 IN SRV 0 100 389 dc1.example.com.",
+		},
 		"ptr outside reverse": {
 			reason: "BIND checks PTR targets only in reverse zones", zone: "example.com.",
 			rrset: inline(0, "x", "PTR", "host_1.example.com."), raw: "x 300 IN PTR host_1.example.com.",
