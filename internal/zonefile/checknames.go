@@ -37,7 +37,7 @@ func reverseOwner(owner string) bool {
 
 // checkNamesTarget is the name of rr that BIND's check-names (fail, the
 // default for primary zones) wants to be a host name, and what it is:
-// NS, MX and SRV targets, and PTR targets in reverse zones
+// NS, MX, SRV, RT and AFSDB targets, and PTR targets in reverse zones
 // (lib/dns/rdata/generic/*.c checknames).
 func checkNamesTarget(rr dns.RR) (name, what string) {
 	switch r := rr.(type) {
@@ -47,6 +47,10 @@ func checkNamesTarget(rr dns.RR) (name, what string) {
 		return r.Mx, "an MX target"
 	case *dns.SRV:
 		return r.Target, "an SRV target"
+	case *dns.RT:
+		return r.Host, "an RT target"
+	case *dns.AFSDB:
+		return r.Hostname, "an AFSDB target"
 	case *dns.PTR:
 		if reverseOwner(r.Hdr.Name) {
 			return r.Ptr, "a PTR target in a reverse zone"
@@ -55,9 +59,10 @@ func checkNamesTarget(rr dns.RR) (name, what string) {
 	return "", ""
 }
 
-// ownerNeedsHostname: BIND checks the owner of address records.
+// ownerNeedsHostname: BIND checks the owner of address and MX records (and WKS, which miekg/dns does not know)
+// (named-checkzone -k fail: "bad owner name (check-names)").
 func ownerNeedsHostname(typ uint16) bool {
-	return typ == dns.TypeA || typ == dns.TypeAAAA
+	return typ == dns.TypeA || typ == dns.TypeAAAA || typ == dns.TypeMX
 }
 
 // nameLast are the types whose value ends in one domain name (and has no

@@ -59,6 +59,21 @@ func TestCheckNamesBIND(t *testing.T) {
 			reason: "the default SOA RNAME is hostmaster at the closest host name (hostmaster._msdcs... fails check-names)", zone: "_msdcs.example.com.",
 			rrset: inline(0, "_ldap._tcp", "SRV", "0 100 389 dc1.example.com."), raw: "_ldap._tcp 300 IN SRV 0 100 389 dc1.example.com.",
 		},
+		"mx owner": {
+			reason: "BIND checks MX owners too (differential seed on this branch: mail._msdcs)", zone: "example.com.",
+			rrset: inline(0, "mail_1", "MX", "10 mx.example.net."), raw: "mail_1 300 IN MX 10 mx.example.net.",
+			wantField: "spec.records[0].name",
+		},
+		"rt target": {
+			reason: "an RT target is a host name", zone: "example.com.",
+			rrset: inline(0, "x", "RT", "10 r_t.example.net."), raw: "x 300 IN RT 10 r_t.example.net.",
+			wantField: "spec.records[0].values[0]",
+		},
+		"afsdb target": {
+			reason: "an AFSDB target is a host name", zone: "example.com.",
+			rrset: inline(0, "x", "AFSDB", "1 a_b.example.net."), raw: "x 300 IN AFSDB 1 a_b.example.net.",
+			wantField: "spec.records[0].values[0]",
+		},
 		"ptr outside reverse": {
 			reason: "BIND checks PTR targets only in reverse zones", zone: "example.com.",
 			rrset: inline(0, "x", "PTR", "host_1.example.com."), raw: "x 300 IN PTR host_1.example.com.",

@@ -350,7 +350,7 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 	// A zone name that is no host name is reported on the zone, not on
 	// every record in it.
 	if ownerNeedsHostname(t) && !isHostname(owner, true) && plainZoneName(b.origin) {
-		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of an address record: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", name)
+		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of a %s record: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", name, tname)
 		return
 	}
 	set := &rrset{src: src, field: field, owner: owner, typ: t, entries: make([]entry, 0, len(values))}
