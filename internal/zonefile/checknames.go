@@ -120,3 +120,18 @@ func plainZoneName(origin string) bool {
 	}
 	return true
 }
+
+// ownerNeedsMailbox: BIND checks the owner of MB and MG records as a
+// mailbox: any first label, a host name after it.
+func ownerNeedsMailbox(typ uint16) bool {
+	return typ == dns.TypeMB || typ == dns.TypeMG
+}
+
+// isMailbox is BIND's dns_name_ismailbox on a canonical absolute name.
+func isMailbox(abs string) bool {
+	labels := dns.SplitDomainName(abs)
+	if len(labels) < 2 {
+		return true
+	}
+	return isHostname(strings.Join(labels[1:], ".")+".", false)
+}

@@ -74,6 +74,15 @@ func TestCheckNamesBIND(t *testing.T) {
 			rrset: inline(0, "x", "AFSDB", "1 a_b.example.net."), raw: "x 300 IN AFSDB 1 a_b.example.net.",
 			wantField: "spec.records[0].values[0]",
 		},
+		"mg owner": {
+			reason: "an MG owner is a mailbox: its domain must be a host name (differential seed 408 on this branch)", zone: "_msdcs.example.com.",
+			rrset: inline(0, "bücher", "MG", "relay.example.net."), raw: "xn--bcher-kva 300 IN MG relay.example.net.",
+			wantField: "spec.records[0].name",
+		},
+		"mg owner ok": {
+			reason: "any first label is fine in a mailbox", zone: "example.com.",
+			rrset: inline(0, "a_b", "MG", "relay.example.net."), raw: "a_b 300 IN MG relay.example.net.",
+		},
 		"ptr outside reverse": {
 			reason: "BIND checks PTR targets only in reverse zones", zone: "example.com.",
 			rrset: inline(0, "x", "PTR", "host_1.example.com."), raw: "x 300 IN PTR host_1.example.com.",

@@ -353,6 +353,10 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of a %s record: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", name, tname)
 		return
 	}
+	if ownerNeedsMailbox(t) && !isMailbox(owner) && plainZoneName(b.origin) {
+		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of a %s record: BIND loads zones with check-names, which takes a mailbox here (any first label, then a host name: letters, digits and inner hyphens per label); fix the name", name, tname)
+		return
+	}
 	set := &rrset{src: src, field: field, owner: owner, typ: t, entries: make([]entry, 0, len(values))}
 	for i, v := range values {
 		f := field + ".values[" + strconv.Itoa(i) + "]"
