@@ -65,6 +65,7 @@ var clusterChecks = []func(*model.Cluster) diag.Results{
 	checkSOATimers,
 	checkMaxZoneTTL,
 	checkZoneFiles,
+	checkPolicyApex,
 	checkViews,
 	checkSecondaryPaths,
 	checkRuntimeAddresses,

@@ -462,3 +462,43 @@ func distinct[T any](clusters []*model.Cluster, of func(*model.Cluster) []*T) []
 	}
 	return out
 }
+
+// checkPolicyApex: an authoritative cluster applies its response policy
+// zones to every query (recursive-only no), the secondaries' SOA queries
+// to the primary included. A rule (other than passthru) whose trigger is the
+// apex of a primary zone of the same view, or a wildcard over it, rewrites
+// that SOA query, and with replicas > 1 the secondaries never transfer the
+// zone (differential seed 109: a drop rule on bücher.example).
+func checkPolicyApex(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	if c.Spec.Replicas < 2 || c.Spec.Mode != v1alpha1.ModeAuthoritative {
+		return rs // a resolver applies RPZ to recursive queries only
+	}
+	for _, v := range c.Views {
+		apex := map[string]*model.Zone{}
+		for _, z := range v.Zones {
+			if z.Spec.Type == v1alpha1.ZonePrimary {
+				apex[z.Name] = z
+			}
+		}
+		if len(apex) == 0 {
+			continue
+		}
+		for _, p := range v.Policies {
+			for i, r := range p.Spec.Rules {
+				if r.Action == v1alpha1.ActionPassthru {
+					continue
+				}
+				name := model.CanonicalName(r.Name)
+				for zn, z := range apex {
+					wild := strings.HasPrefix(name, "*.") && strings.HasSuffix(zn, name[1:])
+					if name != zn && !wild {
+						continue
+					}
+					rs.Errorf(p.Src, fmt.Sprintf("spec.rules[%d].name", i), "cannot apply rule %q to the apex of zone %q (%s): the policy also rewrites the secondaries' SOA queries to the primary, so they would never transfer the zone; narrow the rule, or use passthru", r.Name, strings.TrimSuffix(zn, "."), z.Src.Ref)
+				}
+			}
+		}
+	}
+	return rs
+}

@@ -37,7 +37,7 @@ func reverseOwner(owner string) bool {
 
 // checkNamesTarget is the name of rr that BIND's check-names (fail, the
 // default for primary zones) wants to be a host name, and what it is:
-// NS, MX and SRV targets, and PTR targets in reverse zones
+// NS, MX, SRV, RT and AFSDB targets, and PTR targets in reverse zones
 // (lib/dns/rdata/generic/*.c checknames).
 func checkNamesTarget(rr dns.RR) (name, what string) {
 	switch r := rr.(type) {
@@ -47,6 +47,10 @@ func checkNamesTarget(rr dns.RR) (name, what string) {
 		return r.Mx, "an MX target"
 	case *dns.SRV:
 		return r.Target, "an SRV target"
+	case *dns.RT:
+		return r.Host, "an RT target"
+	case *dns.AFSDB:
+		return r.Hostname, "an AFSDB target"
 	case *dns.PTR:
 		if reverseOwner(r.Hdr.Name) {
 			return r.Ptr, "a PTR target in a reverse zone"
@@ -55,9 +59,10 @@ func checkNamesTarget(rr dns.RR) (name, what string) {
 	return "", ""
 }
 
-// ownerNeedsHostname: BIND checks the owner of address records.
+// ownerNeedsHostname: BIND checks the owner of address and MX records (and WKS, which miekg/dns does not know)
+// (named-checkzone -k fail: "bad owner name (check-names)").
 func ownerNeedsHostname(typ uint16) bool {
-	return typ == dns.TypeA || typ == dns.TypeAAAA
+	return typ == dns.TypeA || typ == dns.TypeAAAA || typ == dns.TypeMX
 }
 
 // nameLast are the types whose value ends in one domain name (and has no
@@ -83,4 +88,50 @@ func idnValue(typ uint16, v string) (string, error) {
 	}
 	f[len(f)-1] = last
 	return strings.Join(f, " "), nil
+}
+
+// defaultMailbox is the SOA RNAME without spec.soa.email: hostmaster at the
+// closest enclosing name that is a host name, so that check-names passes
+// in zones with underscore labels (_msdcs.example.com gets
+// hostmaster.example.com.).
+func defaultMailbox(origin string) string {
+	labels := dns.SplitDomainName(origin)
+	for i := range labels {
+		if d := strings.Join(labels[i:], ".") + "."; isHostname(d, false) {
+			return "hostmaster." + d
+		}
+	}
+	if origin == "." {
+		return "hostmaster."
+	}
+	return "hostmaster." + origin
+}
+
+// plainZoneName reports whether origin holds only letters, digits, '-',
+// '_' and dots: a zone name the builder accepts, so that check-names is
+// reported on the records (a name with other characters is reported on
+// the zone instead).
+func plainZoneName(origin string) bool {
+	for i := 0; i < len(origin); i++ {
+		c := origin[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// ownerNeedsMailbox: BIND checks the owner of MB and MG records as a
+// mailbox: any first label, a host name after it.
+func ownerNeedsMailbox(typ uint16) bool {
+	return typ == dns.TypeMB || typ == dns.TypeMG
+}
+
+// isMailbox is BIND's dns_name_ismailbox on a canonical absolute name.
+func isMailbox(abs string) bool {
+	labels := dns.SplitDomainName(abs)
+	if len(labels) < 2 {
+		return true
+	}
+	return isHostname(strings.Join(labels[1:], ".")+".", false)
 }

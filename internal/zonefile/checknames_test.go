@@ -50,6 +50,39 @@ func TestCheckNamesBIND(t *testing.T) {
 			reason: "a Unicode SRV target becomes punycode", zone: "example.com.",
 			rrset: inline(0, "_xmpp._tcp", "SRV", "0 5 5222 chat.bücher.example."), raw: "_xmpp._tcp 300 IN SRV 0 5 5222 chat.xn--bcher-kva.example.",
 		},
+		"underscore zone owner": {
+			reason: "an address record in a zone with an underscore label: its owner is no host name (differential seed 107)", zone: "_msdcs.example.com.",
+			rrset: inline(0, "host-1", "A", "192.0.2.1"), raw: "host-1 300 IN A 192.0.2.1",
+			wantField: "spec.records[0].name",
+		},
+		"underscore zone soa": {
+			reason: "the default SOA RNAME is hostmaster at the closest host name (hostmaster._msdcs... fails check-names)", zone: "_msdcs.example.com.",
+			rrset: inline(0, "_ldap._tcp", "SRV", "0 100 389 dc1.example.com."), raw: "_ldap._tcp 300 IN SRV 0 100 389 dc1.example.com.",
+		},
+		"mx owner": {
+			reason: "BIND checks MX owners too (differential seed on this branch: mail._msdcs)", zone: "example.com.",
+			rrset: inline(0, "mail_1", "MX", "10 mx.example.net."), raw: "mail_1 300 IN MX 10 mx.example.net.",
+			wantField: "spec.records[0].name",
+		},
+		"rt target": {
+			reason: "an RT target is a host name", zone: "example.com.",
+			rrset: inline(0, "x", "RT", "10 r_t.example.net."), raw: "x 300 IN RT 10 r_t.example.net.",
+			wantField: "spec.records[0].values[0]",
+		},
+		"afsdb target": {
+			reason: "an AFSDB target is a host name", zone: "example.com.",
+			rrset: inline(0, "x", "AFSDB", "1 a_b.example.net."), raw: "x 300 IN AFSDB 1 a_b.example.net.",
+			wantField: "spec.records[0].values[0]",
+		},
+		"mg owner": {
+			reason: "an MG owner is a mailbox: its domain must be a host name (differential seed 408 on this branch)", zone: "_msdcs.example.com.",
+			rrset: inline(0, "bücher", "MG", "relay.example.net."), raw: "xn--bcher-kva 300 IN MG relay.example.net.",
+			wantField: "spec.records[0].name",
+		},
+		"mg owner ok": {
+			reason: "any first label is fine in a mailbox", zone: "example.com.",
+			rrset: inline(0, "a_b", "MG", "relay.example.net."), raw: "a_b 300 IN MG relay.example.net.",
+		},
 		"ptr outside reverse": {
 			reason: "BIND checks PTR targets only in reverse zones", zone: "example.com.",
 			rrset: inline(0, "x", "PTR", "host_1.example.com."), raw: "x 300 IN PTR host_1.example.com.",

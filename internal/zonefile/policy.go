@@ -27,7 +27,7 @@ func Policy(p *model.Policy) (*Zone, diag.Results) {
 	b.soa = &dns.SOA{
 		Hdr:     b.hdr(b.origin, dns.TypeSOA, b.ttl),
 		Ns:      "localhost.",
-		Mbox:    "hostmaster." + b.origin,
+		Mbox:    defaultMailbox(b.origin),
 		Refresh: model.DefaultRefresh,
 		Retry:   model.DefaultRetry,
 		Expire:  model.DefaultExpire,

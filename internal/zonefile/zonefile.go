@@ -176,7 +176,7 @@ func Build(z *model.Zone) (*Zone, diag.Results) {
 	case len(ns) > 0:
 		mname = ns[0].rr.(*dns.NS).Ns
 	}
-	rname := "hostmaster." + b.origin
+	rname := defaultMailbox(b.origin)
 	if soa.Email != "" {
 		n, err := mailbox(soa.Email, b.origin)
 		if err != nil {
@@ -349,8 +349,12 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 	}
 	// A zone name that is no host name is reported on the zone, not on
 	// every record in it.
-	if ownerNeedsHostname(t) && !isHostname(owner, true) && isHostname(b.origin, false) {
-		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of an address record: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", name)
+	if ownerNeedsHostname(t) && !isHostname(owner, true) && plainZoneName(b.origin) {
+		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of a %s record: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", name, tname)
+		return
+	}
+	if ownerNeedsMailbox(t) && !isMailbox(owner) && plainZoneName(b.origin) {
+		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of a %s record: BIND loads zones with check-names, which takes a mailbox here (any first label, then a host name: letters, digits and inner hyphens per label); fix the name", name, tname)
 		return
 	}
 	set := &rrset{src: src, field: field, owner: owner, typ: t, entries: make([]entry, 0, len(values))}
@@ -368,7 +372,7 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 			ok = false
 			continue
 		}
-		if target, what := checkNamesTarget(e.rr); target != "" && !isHostname(target, false) && (!inZone(target, b.origin) || isHostname(b.origin, false)) {
+		if target, what := checkNamesTarget(e.rr); target != "" && !isHostname(target, false) && (!inZone(target, b.origin) || plainZoneName(b.origin)) {
 			b.rs.Errorf(src, f, "cannot use %q as %s: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", target, what)
 			ok = false
 			continue
