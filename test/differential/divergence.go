@@ -83,7 +83,7 @@ var (
 	normName   = regexp.MustCompile(` [^\s/:]*\.[^\s:]*:`)
 	normZone3  = regexp.MustCompile(`zone \S+ with policy \S+`)
 	normSrc    = regexp.MustCompile(` \(pkg\.yaml[^)]*\)| \(input\.yaml[^)]*\)`)
-	keyLine    = regexp.MustCompile(`(?i)error|fail|unknown|bad |illegal|exceed|loop|invalid|expected|not |cannot|must|out of range|too long|refused|extra input|requires|redefine|duplicate|already|in use`)
+	keyLine    = regexp.MustCompile(`(?i)error|fail|unknown|bad |illegal|exceed|loop|invalid|expected|not |cannot|must|out of range|too long|refused|extra input|requires|redefine|duplicate|already|in use|never got`)
 	// warnLine: BIND's warnings, which never make it refuse
 	warnLine = regexp.MustCompile(`loaded serial|default changed|found type SPF|is deprecated|will be removed`)
 )

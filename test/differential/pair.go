@@ -54,6 +54,7 @@ func pairServers(doc layout.AgentConfigDoc) string {
 // netSetup runs before the mounts, in the pod's new network namespace.
 const secondaryNet = `i=0; while ! ip link show peer0 >/dev/null 2>&1; do i=$((i+1)); [ $i -gt 400 ] && { echo "no veth from the primary" >&2; exit 1; }; sleep 0.05; done
 ip addr add ` + pairSecondaryIP + `/24 dev peer0; ip link set peer0 up
+i=0; while [ ! -e "$POD_ROOT/.go" ]; do i=$((i+1)); [ $i -gt 2400 ] && { echo "the primary never started" >&2; exit 1; }; sleep 0.05; done
 `
 
 const primaryNet = `ip link add eth0 type veth peer name peer0
@@ -186,6 +187,12 @@ func runPair(t testing.TB, c *testutil.Cluster, pRoot, sRoot string, zones []zon
 	}
 	defer pri.stop()
 
+	// The secondary's named starts once the primary runs and has settled
+	// (zones, response policies and catalogs loaded), as pods do: the agent
+	// of a secondary waits for the primary. Transfers racing the primary's
+	// startup would hide what it does once up.
+	released := false
+	var release <-chan time.Time
 	got := map[string]bool{}
 	var transferDeadline <-chan time.Time
 	var settleAfter <-chan time.Time
@@ -212,6 +219,9 @@ func runPair(t testing.TB, c *testutil.Cluster, pRoot, sRoot string, zones []zon
 	}
 loop:
 	for {
+		if pri.run && release == nil && !released {
+			release = time.After(settle)
+		}
 		if pri.run && sec.run && transferDeadline == nil {
 			transferDeadline = time.After(TransferTimeout)
 		}
@@ -237,6 +247,11 @@ loop:
 				continue
 			}
 			read(sec, l, ok)
+		case <-release:
+			released, release = true, nil
+			if err := os.WriteFile(filepath.Join(sRoot, ".go"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		case <-transferDeadline:
 			break loop
 		case <-settleAfter:
@@ -277,24 +292,57 @@ loop:
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		// what both sides said about the first missing zone
-		z := strings.Split(missing[0], "/")[0]
+		// what both sides said about the missing zones
+		var names []string
+		for _, m := range missing {
+			names = append(names, strings.Split(m, "/")[0])
+		}
 		var said []string
 		for _, p := range []*namedProc{sec, pri} {
 			for _, l := range p.log {
-				if strings.Contains(strings.ToLower(l), z) && !strings.Contains(l, "loaded serial") {
-					said = append(said, stripTime(l))
+				ll := strings.ToLower(l)
+				for _, z := range names {
+					if strings.Contains(ll, z) && !strings.Contains(l, "loaded serial") {
+						said = append(said, stripTime(l))
+						break
+					}
 				}
+			}
+		}
+		cause := "no transfer"
+		for _, cs := range transferCauses {
+			for _, l := range said {
+				if cs.re.MatchString(l) {
+					cause = cs.cause
+					break
+				}
+			}
+			if cause != "no transfer" {
+				break
 			}
 		}
 		if len(said) > 8 && os.Getenv("BINDFN_DIFF_ALLSAID") == "" {
 			said = said[len(said)-8:]
 		}
 		fails = append(fails, Failure{Stage: StageTransfer, Cluster: c.Name, Where: "secondary",
-			Msg: fmt.Sprintf("not transferred within %s: %s\n%s", TransferTimeout, strings.Join(missing, ", "), strings.Join(said, "\n"))})
+			Msg: fmt.Sprintf("secondary never got every zone: %s\nnot transferred within %s: %s\n%s", cause, TransferTimeout, strings.Join(missing, ", "), strings.Join(said, "\n"))})
 	}
 	return fails
 }
 
-// pairBenign are log lines that are normal between two real pods.
-var pairBenign = regexp.MustCompile(`(?i)(zone transfer setup failed|received notify for zone .*: not authoritative|refused notify from non-primary)`)
+// pairBenign are log lines that are normal between two real pods, or that
+// the transfer stage reports with its cause.
+var pairBenign = regexp.MustCompile(`(?i)(zone transfer setup failed|received notify for zone .*: not authoritative|refused notify from non-primary|bad zone transfer request)`)
+
+// transferCauses name why a zone did not arrive, from either side's log.
+var transferCauses = []struct {
+	re    *regexp.Regexp
+	cause string
+}{
+	{regexp.MustCompile(`ran out of space`), "the transfer request does not fit BIND's buffer (ran out of space)"},
+	{regexp.MustCompile(`rpz QNAME \w+ rewrite`), "a response policy rewrites the secondary's SOA query on the primary"},
+	{regexp.MustCompile(`bad zone transfer request: .*non-authoritative`), "the transfer request lands in a view without the zone (NOTAUTH)"},
+	{regexp.MustCompile(`zone transfer .* denied`), "the primary denies the transfer"},
+	{regexp.MustCompile(`(?i)tsig verify failure|tsig .*(error|fail)|BADKEY|BADSIG|BADTIME|bad key`), "TSIG"},
+	{regexp.MustCompile(`query .* denied|REFUSED|refused`), "the primary refuses the secondary's query"},
+}
