@@ -169,7 +169,7 @@ func parseKey(keyFile, privFile, stateFile []byte) (*Key, error) {
 
 func readDNSKEY(b []byte) (*dns.DNSKEY, error) {
 	zp := dns.NewZoneParser(strings.NewReader(string(b)), ".", "")
-	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
+	if rr, ok := zp.Next(); ok {
 		k, isKey := rr.(*dns.DNSKEY)
 		if !isKey {
 			return nil, fmt.Errorf("holds a %s record: a .key file holds one DNSKEY record", dns.TypeToString[rr.Header().Rrtype])
@@ -200,8 +200,10 @@ func (k *Key) checkPrivate() error {
 	case *ecdsa.PrivateKey:
 		// miekg/dns fills the public half in from the DNSKEY: derive it
 		// from the private scalar instead.
-		n := (p.Curve.Params().BitSize + 7) / 8
-		d := p.D.FillBytes(make([]byte, n))
+		d, err := p.Bytes()
+		if err != nil {
+			return fmt.Errorf("cannot read the .private file: %v", err)
+		}
 		q, err := ecdsa.ParseRawPrivateKey(p.Curve, d)
 		if err != nil {
 			return fmt.Errorf("cannot read the .private file: %v", err)

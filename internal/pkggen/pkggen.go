@@ -249,9 +249,6 @@ func longName(n int, prefix string) string {
 	left := n
 	for left > 0 {
 		l := min(63, left)
-		if len(labels) > 0 || l < left {
-			// room for the dot before the next label
-		}
 		lab := prefix + strings.Repeat("a", max(0, l-len(prefix)))
 		if l < len(prefix) {
 			lab = strings.Repeat("b", l)
