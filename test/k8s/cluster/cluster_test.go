@@ -256,6 +256,7 @@ func startKubelet() error {
 		"podCIDR":                       podCIDR,
 		"makeIPTablesUtilChains":        true,
 		"localStorageCapacityIsolation": false,
+		"syncFrequency":                 "10s",
 	}
 	data, err := yaml.Marshal(cfg)
 	if err != nil {
@@ -701,4 +702,120 @@ func TestRenderedCluster(t *testing.T) {
 		}
 	}
 	t.Logf("every pod serves example.com with serial %s", serials[pods[0].Name])
+
+	// answers waits until every pod answers name with want.
+	answers := func(t *testing.T, name, want string, timeout time.Duration) {
+		t.Helper()
+		l, err := cs.CoreV1().Pods("dns").List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=auth"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(timeout)
+		for _, p := range l.Items {
+			for {
+				got, _ := dig("@"+p.Status.PodIP, name, "A")
+				if got == want {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s (%s) answers %s with %q, want %q", p.Name, p.Status.PodIP, name, got, want)
+				}
+				time.Sleep(500 * time.Millisecond)
+			}
+		}
+	}
+	keyFile := filepath.Join(t.TempDir(), "key.conf")
+	sec, err := cs.CoreV1().Secrets("dns").Get(ctx, "externaldns-key-tsig", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, sec.Data["key.conf"], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	update := func(t *testing.T, name, addr string) {
+		t.Helper()
+		svc, err := cs.CoreV1().Services("dns").Get(ctx, "auth-primary", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("nsupdate", "-k", keyFile)
+		cmd.Stdin = strings.NewReader(fmt.Sprintf("server %s\nzone apps.example.com\nupdate add %s 60 A %s\nsend\n", svc.Spec.ClusterIP, name, addr))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("nsupdate through auth-primary (%s): %v\n%s", svc.Spec.ClusterIP, err, out)
+		}
+	}
+	restarts := func(t *testing.T) {
+		t.Helper()
+		l, err := cs.CoreV1().Pods("dns").List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=auth"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range l.Items {
+			for _, c := range p.Status.ContainerStatuses {
+				if c.RestartCount != 0 {
+					t.Errorf("%s/%s restarted %d times", p.Name, c.Name, c.RestartCount)
+				}
+			}
+		}
+	}
+
+	t.Run("DynamicUpdateReachesEverySecondary", func(t *testing.T) {
+		t0 := time.Now()
+		update(t, "k8s-test.apps.example.com", "198.51.100.200")
+		answers(t, "k8s-test.apps.example.com", "198.51.100.200", 30*time.Second)
+		t.Logf("a TSIG-signed update through the auth-primary Service reached every pod in %.1f s", time.Since(t0).Seconds())
+	})
+
+	t.Run("ConfigMapUpdateWithoutRestart", func(t *testing.T) {
+		t0 := time.Now()
+		edit("zones.yaml", `    - {name: ns1, type: A, values: ["198.51.100.53"]}
+`, `    - {name: ns1, type: A, values: ["198.51.100.53"]}
+    - {name: k8s-added, type: A, values: ["198.51.100.77"]}
+`)
+		render := exec.Command(filepath.Join(bin, "kpt"), "fn", "render", "--allow-exec", pkg)
+		render.Dir = filepath.Dir(pkg)
+		if out, err := render.CombinedOutput(); err != nil {
+			t.Fatalf("kpt fn render: %v\n%s", err, out)
+		}
+		kubectl(t, "apply", "--server-side", "-R", "-f", filepath.Join(pkg, "rendered"))
+		answers(t, "k8s-added.example.com", "198.51.100.77", 3*time.Minute)
+		restarts(t)
+		t.Logf("a changed zone reached every pod through the kubelet's ConfigMap update in %.1f s, no container restarted", time.Since(t0).Seconds())
+	})
+
+	t.Run("PrimaryRescheduled", func(t *testing.T) {
+		t0 := time.Now()
+		old, err := cs.CoreV1().Pods("dns").Get(ctx, "auth-0", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cs.CoreV1().Pods("dns").Delete(ctx, "auth-0", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(3 * time.Minute)
+		for {
+			p, err := cs.CoreV1().Pods("dns").Get(ctx, "auth-0", metav1.GetOptions{})
+			if err == nil && p.UID != old.UID && p.Status.PodIP != "" {
+				ready := false
+				for _, c := range p.Status.Conditions {
+					ready = ready || (c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue)
+				}
+				if ready {
+					t.Logf("auth-0 back on %s (was %s) in %.1f s", p.Status.PodIP, old.Status.PodIP, time.Since(t0).Seconds())
+					if p.Status.PodIP == old.Status.PodIP {
+						t.Logf("note: the CNI gave the same address again")
+					}
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("auth-0 not back and Ready after 3 min")
+			}
+			time.Sleep(time.Second)
+		}
+		update(t, "after-move.apps.example.com", "198.51.100.201")
+		answers(t, "after-move.apps.example.com", "198.51.100.201", 60*time.Second)
+		answers(t, "k8s-test.apps.example.com", "198.51.100.200", 10*time.Second)
+		t.Logf("replication continues after the primary moved (%.1f s)", time.Since(t0).Seconds())
+	})
 }
