@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -714,7 +715,9 @@ func TestRenderedCluster(t *testing.T) {
 		for _, p := range l.Items {
 			for {
 				got, _ := dig("@"+p.Status.PodIP, name, "A")
-				if got == want {
+				lines := strings.Split(got, "\n")
+				sort.Strings(lines)
+				if got = strings.Join(lines, "\n"); got == want {
 					break
 				}
 				if time.Now().After(deadline) {
@@ -759,6 +762,12 @@ func TestRenderedCluster(t *testing.T) {
 		}
 	}
 
+	t.Run("DNSRecordAppliedByAgent", func(t *testing.T) {
+		// records.yaml's DNSRecords of the dynamic zone reach named only
+		// through the agent's TSIG-signed UPDATEs on the primary.
+		answers(t, "shop.apps.example.com", "198.51.100.120\n198.51.100.121", 60*time.Second)
+	})
+
 	t.Run("DynamicUpdateReachesEverySecondary", func(t *testing.T) {
 		t0 := time.Now()
 		update(t, "k8s-test.apps.example.com", "198.51.100.200")
@@ -772,6 +781,20 @@ func TestRenderedCluster(t *testing.T) {
 `, `    - {name: ns1, type: A, values: ["198.51.100.53"]}
     - {name: k8s-added, type: A, values: ["198.51.100.77"]}
 `)
+		edit("records.yaml", `  values: ["198.51.100.120", "198.51.100.121"]
+`, `  values: ["198.51.100.120", "198.51.100.121"]
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: DNSRecord
+metadata:
+  name: k8s-record
+  namespace: dns
+spec:
+  zoneRef: apps-example-com
+  name: k8s-record
+  type: A
+  values: ["198.51.100.78"]
+`)
 		render := exec.Command(filepath.Join(bin, "kpt"), "fn", "render", "--allow-exec", pkg)
 		render.Dir = filepath.Dir(pkg)
 		if out, err := render.CombinedOutput(); err != nil {
@@ -779,8 +802,9 @@ func TestRenderedCluster(t *testing.T) {
 		}
 		kubectl(t, "apply", "--server-side", "-R", "-f", filepath.Join(pkg, "rendered"))
 		answers(t, "k8s-added.example.com", "198.51.100.77", 3*time.Minute)
+		answers(t, "k8s-record.apps.example.com", "198.51.100.78", 60*time.Second)
 		restarts(t)
-		t.Logf("a changed zone reached every pod through the kubelet's ConfigMap update in %.1f s, no container restarted", time.Since(t0).Seconds())
+		t.Logf("a changed zone and a new DNSRecord (applied by the agent) reached every pod through the kubelet's ConfigMap update in %.1f s, no container restarted", time.Since(t0).Seconds())
 	})
 
 	t.Run("PrimaryRescheduled", func(t *testing.T) {
