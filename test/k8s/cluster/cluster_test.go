@@ -148,6 +148,9 @@ func run(m *testing.M) int {
 	teardown()
 	if code != 0 || os.Getenv("BINDFN_K8S_KEEP") != "" {
 		fmt.Printf("cluster: logs kept in %s\n", dir)
+	} else {
+		unmountUnder(dir)
+		os.RemoveAll(dir)
 	}
 	return code
 }
@@ -842,4 +845,20 @@ spec:
 		answers(t, "k8s-test.apps.example.com", "198.51.100.200", 10*time.Second)
 		t.Logf("replication continues after the primary moved (%.1f s)", time.Since(t0).Seconds())
 	})
+}
+
+// unmountUnder detaches every mount below dir (containerd's sandbox shm
+// mounts outlive their containers in this mount namespace).
+func unmountUnder(dir string) {
+	data, _ := os.ReadFile("/proc/self/mounts")
+	var mps []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && strings.HasPrefix(f[1], dir+"/") {
+			mps = append(mps, f[1])
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(mps)))
+	for _, mp := range mps {
+		_ = syscall.Unmount(mp, syscall.MNT_DETACH)
+	}
 }
