@@ -72,6 +72,19 @@ build_set crossplane-core "-s -w -X github.com/crossplane/crossplane/v2/internal
   crossplane-core=github.com/crossplane/crossplane/v2/cmd/crossplane
 
 if $node; then
+  # The node's runtime comes from Debian: containerd, runc, the CNI plugins,
+  # iptables for kube-proxy (installed when missing, as install-tools does
+  # for BIND).
+  if ! command -v containerd >/dev/null || ! command -v runc >/dev/null || [ ! -x /usr/lib/cni/bridge ] || ! command -v iptables >/dev/null; then
+    if [ "$(id -u)" -ne 0 ]; then
+      echo "install-k8s: as root run: apt-get install -y containerd runc containernetworking-plugins iptables" >&2
+      exit 1
+    fi
+    echo "install-k8s: installing Debian's containerd runc containernetworking-plugins iptables" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      containerd runc containernetworking-plugins iptables >/dev/null
+  fi
   build_set kubernetes "$k8s_ldflags" \
     kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager \
     kube-scheduler=k8s.io/kubernetes/cmd/kube-scheduler \

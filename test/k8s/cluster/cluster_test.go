@@ -14,8 +14,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -146,6 +148,9 @@ func run(m *testing.M) int {
 	teardown()
 	if code != 0 || os.Getenv("BINDFN_K8S_KEEP") != "" {
 		fmt.Printf("cluster: logs kept in %s\n", dir)
+	} else {
+		unmountUnder(dir)
+		os.RemoveAll(dir)
 	}
 	return code
 }
@@ -255,6 +260,7 @@ func startKubelet() error {
 		"podCIDR":                       podCIDR,
 		"makeIPTablesUtilChains":        true,
 		"localStorageCapacityIsolation": false,
+		"syncFrequency":                 "10s",
 	}
 	data, err := yaml.Marshal(cfg)
 	if err != nil {
@@ -374,6 +380,28 @@ spec:
 func TestClusterDNS(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Now()
+	coreDNS(t, ctx)
+	var out []byte
+	var err error
+	for i := 0; i < 30; i++ {
+		out, err = exec.Command("dig", "+short", "+time=2", "+tries=1", "@"+dnsIP, "kubernetes.default.svc.cluster.local", "A").CombinedOutput()
+		if err == nil && strings.TrimSpace(string(out)) == "10.96.0.1" {
+			t.Logf("kubernetes.default.svc.cluster.local = 10.96.0.1 through %s in %.1f s", dnsIP, time.Since(t0).Seconds())
+			return
+		}
+		time.Sleep(time.Second)
+	}
+	t.Fatalf("dig @%s kubernetes.default.svc.cluster.local: %v %s", dnsIP, err, out)
+}
+
+var coreDNSOnce sync.Once
+
+// coreDNS deploys CoreDNS as the cluster DNS (Service 10.96.0.10) once.
+func coreDNS(t *testing.T, ctx context.Context) {
+	coreDNSOnce.Do(func() { deployCoreDNS(t, ctx) })
+}
+
+func deployCoreDNS(t *testing.T, ctx context.Context) {
 	apply(t, ctx, `apiVersion: v1
 kind: ServiceAccount
 metadata: {name: coredns, namespace: kube-system}
@@ -446,17 +474,6 @@ spec:
   - {name: dns-tcp, port: 53, targetPort: 1053, protocol: TCP}
 `)
 	waitPodsReady(t, ctx, "kube-system", "k8s-app=kube-dns", 1, 3*time.Minute)
-	var out []byte
-	var err error
-	for i := 0; i < 30; i++ {
-		out, err = exec.Command("dig", "+short", "+time=2", "+tries=1", "@"+dnsIP, "kubernetes.default.svc.cluster.local", "A").CombinedOutput()
-		if err == nil && strings.TrimSpace(string(out)) == "10.96.0.1" {
-			t.Logf("kubernetes.default.svc.cluster.local = 10.96.0.1 through %s in %.1f s", dnsIP, time.Since(t0).Seconds())
-			return
-		}
-		time.Sleep(time.Second)
-	}
-	t.Fatalf("dig @%s kubernetes.default.svc.cluster.local: %v %s", dnsIP, err, out)
 }
 
 // teardown stops the kubelet, kills every container through containerd
@@ -528,4 +545,320 @@ func killTree(pid int) {
 		}
 	}
 	_ = syscall.Kill(pid, syscall.SIGKILL)
+}
+
+const bindTag = "bind-fn.local/bind9:9.18-debian"
+
+// bindImage builds a BIND image from Debian's bind9 package files on this
+// machine (named, rndc, named-checkconf and every shared library ldd lists
+// for them): the ISC image named by the example cannot be pulled here.
+func bindImage(t *testing.T, out string) {
+	t.Helper()
+	bins := []string{"/usr/sbin/named", "/usr/sbin/rndc", "/usr/bin/named-checkconf"}
+	files := map[string]bool{"/etc/ld.so.cache": true}
+	for _, b := range bins {
+		o, err := exec.Command("ldd", b).Output()
+		if err != nil {
+			t.Fatalf("ldd %s: %v", b, err)
+		}
+		for _, l := range strings.Split(string(o), "\n") {
+			f := strings.Fields(l)
+			switch {
+			case len(f) >= 3 && f[1] == "=>" && strings.HasPrefix(f[2], "/"):
+				files[f[2]] = true
+			case len(f) >= 1 && strings.HasPrefix(f[0], "/"):
+				files[f[0]] = true
+			}
+		}
+	}
+	args := []string{"-bin", bins[0], "-path-in-image", bins[0], "-tag", bindTag, "-o", out,
+		"-user", "53", "-env", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+	for _, b := range bins[1:] {
+		args = append(args, "-extra-file", b+":"+b)
+	}
+	for f := range files {
+		args = append(args, "-extra-file", f+":"+f)
+	}
+	if err := sh(filepath.Join(bin, "image"), args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func kubectl(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(bin, "kubectl"), append([]string{"--kubeconfig", cp.Kubeconfig}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func dig(args ...string) (string, error) {
+	out, err := exec.Command("dig", append([]string{"+short", "+time=2", "+tries=1"}, args...)...).CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// TestRenderedCluster: examples/authoritative, rendered with kpt and the
+// built functions (the BIND image swapped for the local Debian one), runs
+// on the kubelet: every pod Ready, queries answered through the serve
+// Service's ClusterIP, the secondaries serving the primary's serial.
+func TestRenderedCluster(t *testing.T) {
+	ctx := context.Background()
+	coreDNS(t, ctx) // the secondaries find the primary by its cluster DNS name
+	t0 := time.Now()
+	imgDir := filepath.Join(dir, "images")
+	agentTar, bindTar := filepath.Join(imgDir, "agent.tar"), filepath.Join(imgDir, "bind.tar")
+	if err := sh(filepath.Join(bin, "image"), "-bin", filepath.Join(bin, "bind-fn-agent"), "-path-in-image", "/bind-fn-agent",
+		"-entrypoint", "/bind-fn-agent", "-cmd", "copy-self /bind-fn/bin/bind-fn-agent",
+		"-tag", "git.unkin.net/unkin/bind-fn/bind-fn-agent:v0.1.0", "-o", agentTar); err != nil {
+		t.Fatal(err)
+	}
+	bindImage(t, bindTar)
+	for _, tar := range []string{agentTar, bindTar} {
+		if err := sh("ctr", "-a", sock, "-n", "k8s.io", "images", "import", tar); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The example, rendered by kpt with the local BIND image.
+	pkg := filepath.Join(t.TempDir(), "authoritative")
+	if err := os.CopyFS(pkg, os.DirFS(filepath.Join(root, "examples", "authoritative"))); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(file, from, to string) {
+		p := filepath.Join(pkg, file)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.ReplaceAll(string(b), from, to)
+		if s == string(b) {
+			t.Fatalf("%s: %q not found", file, from)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit("cluster.yaml", "image: internetsystemsconsortium/bind9:9.20", "image: "+bindTag+"\n  imagePullPolicy: IfNotPresent")
+	edit("Kptfile", "- image: git.unkin.net/unkin/bind-fn/fn-validate:v0.1.0", "- exec: "+filepath.Join(bin, "fn-validate"))
+	edit("Kptfile", "- image: git.unkin.net/unkin/bind-fn/fn-render:v0.1.0", "- exec: "+filepath.Join(bin, "fn-render"))
+	render := exec.Command(filepath.Join(bin, "kpt"), "fn", "render", "--allow-exec", pkg)
+	render.Dir = filepath.Dir(pkg)
+	if out, err := render.CombinedOutput(); err != nil {
+		t.Fatalf("kpt fn render: %v\n%s", err, out)
+	}
+	// One PersistentVolume per replica for the StatefulSet's data claims
+	// (no provisioner here): hostPath directories the pods' user can write.
+	var pvs strings.Builder
+	for i := 0; i < 3; i++ {
+		d := filepath.Join(dir, fmt.Sprintf("pv-%d", i))
+		if err := os.MkdirAll(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Chmod(d, 0o777)
+		fmt.Fprintf(&pvs, "---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv-%d}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n  hostPath: {path: %s}\n", i, d)
+	}
+	apply(t, ctx, "apiVersion: v1\nkind: Namespace\nmetadata: {name: dns}\n"+pvs.String())
+	kubectl(t, "apply", "--server-side", "-R", "-f", filepath.Join(pkg, "rendered"))
+	pods := waitPodsReady(t, ctx, "dns", "app.kubernetes.io/instance=auth", 3, 5*time.Minute)
+	t.Logf("3 BIND pods Ready in %.1f s", time.Since(t0).Seconds())
+
+	// Through the serve Service's ClusterIP (kube-proxy): the external view.
+	var got string
+	var err error
+	for i := 0; i < 30; i++ {
+		if got, err = dig("@10.96.53.53", "www.example.com", "A"); err == nil && strings.Contains(got, "198.51.100.10") {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	if !strings.Contains(got, "198.51.100.10") {
+		t.Fatalf("dig @10.96.53.53 www.example.com: %v %q", err, got)
+	}
+	t.Logf("www.example.com through the ClusterIP: %q", got)
+	// Every pod serves the zone with the same serial (secondaries by transfer).
+	serials := map[string]string{}
+	for _, p := range pods {
+		var s string
+		for i := 0; i < 30; i++ {
+			if s, err = dig("@"+p.Status.PodIP, "example.com", "SOA"); err == nil && s != "" {
+				break
+			}
+			time.Sleep(time.Second)
+		}
+		f := strings.Fields(s)
+		if len(f) < 3 {
+			t.Fatalf("%s (%s): SOA %q %v", p.Name, p.Status.PodIP, s, err)
+		}
+		serials[p.Name] = f[2]
+	}
+	for n, s := range serials {
+		if s != serials[pods[0].Name] {
+			t.Errorf("serials differ: %v", serials)
+			break
+		}
+		_ = n
+	}
+	for _, p := range pods {
+		for _, c := range p.Status.ContainerStatuses {
+			if c.RestartCount != 0 {
+				t.Errorf("%s/%s restarted %d times", p.Name, c.Name, c.RestartCount)
+			}
+		}
+	}
+	t.Logf("every pod serves example.com with serial %s", serials[pods[0].Name])
+
+	// answers waits until every pod answers name with want.
+	answers := func(t *testing.T, name, want string, timeout time.Duration) {
+		t.Helper()
+		l, err := cs.CoreV1().Pods("dns").List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=auth"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(timeout)
+		for _, p := range l.Items {
+			for {
+				got, _ := dig("@"+p.Status.PodIP, name, "A")
+				lines := strings.Split(got, "\n")
+				sort.Strings(lines)
+				if got = strings.Join(lines, "\n"); got == want {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s (%s) answers %s with %q, want %q", p.Name, p.Status.PodIP, name, got, want)
+				}
+				time.Sleep(500 * time.Millisecond)
+			}
+		}
+	}
+	keyFile := filepath.Join(t.TempDir(), "key.conf")
+	sec, err := cs.CoreV1().Secrets("dns").Get(ctx, "externaldns-key-tsig", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, sec.Data["key.conf"], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	update := func(t *testing.T, name, addr string) {
+		t.Helper()
+		svc, err := cs.CoreV1().Services("dns").Get(ctx, "auth-primary", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("nsupdate", "-k", keyFile)
+		cmd.Stdin = strings.NewReader(fmt.Sprintf("server %s\nzone apps.example.com\nupdate add %s 60 A %s\nsend\n", svc.Spec.ClusterIP, name, addr))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("nsupdate through auth-primary (%s): %v\n%s", svc.Spec.ClusterIP, err, out)
+		}
+	}
+	restarts := func(t *testing.T) {
+		t.Helper()
+		l, err := cs.CoreV1().Pods("dns").List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=auth"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range l.Items {
+			for _, c := range p.Status.ContainerStatuses {
+				if c.RestartCount != 0 {
+					t.Errorf("%s/%s restarted %d times", p.Name, c.Name, c.RestartCount)
+				}
+			}
+		}
+	}
+
+	t.Run("DNSRecordAppliedByAgent", func(t *testing.T) {
+		// records.yaml's DNSRecords of the dynamic zone reach named only
+		// through the agent's TSIG-signed UPDATEs on the primary.
+		answers(t, "shop.apps.example.com", "198.51.100.120\n198.51.100.121", 60*time.Second)
+	})
+
+	t.Run("DynamicUpdateReachesEverySecondary", func(t *testing.T) {
+		t0 := time.Now()
+		update(t, "k8s-test.apps.example.com", "198.51.100.200")
+		answers(t, "k8s-test.apps.example.com", "198.51.100.200", 30*time.Second)
+		t.Logf("a TSIG-signed update through the auth-primary Service reached every pod in %.1f s", time.Since(t0).Seconds())
+	})
+
+	t.Run("ConfigMapUpdateWithoutRestart", func(t *testing.T) {
+		t0 := time.Now()
+		edit("zones.yaml", `    - {name: ns1, type: A, values: ["198.51.100.53"]}
+`, `    - {name: ns1, type: A, values: ["198.51.100.53"]}
+    - {name: k8s-added, type: A, values: ["198.51.100.77"]}
+`)
+		edit("records.yaml", `  values: ["198.51.100.120", "198.51.100.121"]
+`, `  values: ["198.51.100.120", "198.51.100.121"]
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: DNSRecord
+metadata:
+  name: k8s-record
+  namespace: dns
+spec:
+  zoneRef: apps-example-com
+  name: k8s-record
+  type: A
+  values: ["198.51.100.78"]
+`)
+		render := exec.Command(filepath.Join(bin, "kpt"), "fn", "render", "--allow-exec", pkg)
+		render.Dir = filepath.Dir(pkg)
+		if out, err := render.CombinedOutput(); err != nil {
+			t.Fatalf("kpt fn render: %v\n%s", err, out)
+		}
+		kubectl(t, "apply", "--server-side", "-R", "-f", filepath.Join(pkg, "rendered"))
+		answers(t, "k8s-added.example.com", "198.51.100.77", 3*time.Minute)
+		answers(t, "k8s-record.apps.example.com", "198.51.100.78", 60*time.Second)
+		restarts(t)
+		t.Logf("a changed zone and a new DNSRecord (applied by the agent) reached every pod through the kubelet's ConfigMap update in %.1f s, no container restarted", time.Since(t0).Seconds())
+	})
+
+	t.Run("PrimaryRescheduled", func(t *testing.T) {
+		t0 := time.Now()
+		old, err := cs.CoreV1().Pods("dns").Get(ctx, "auth-0", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cs.CoreV1().Pods("dns").Delete(ctx, "auth-0", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(3 * time.Minute)
+		for {
+			p, err := cs.CoreV1().Pods("dns").Get(ctx, "auth-0", metav1.GetOptions{})
+			if err == nil && p.UID != old.UID && p.Status.PodIP != "" {
+				ready := false
+				for _, c := range p.Status.Conditions {
+					ready = ready || (c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue)
+				}
+				if ready {
+					t.Logf("auth-0 back on %s (was %s) in %.1f s", p.Status.PodIP, old.Status.PodIP, time.Since(t0).Seconds())
+					if p.Status.PodIP == old.Status.PodIP {
+						t.Logf("note: the CNI gave the same address again")
+					}
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("auth-0 not back and Ready after 3 min")
+			}
+			time.Sleep(time.Second)
+		}
+		update(t, "after-move.apps.example.com", "198.51.100.201")
+		answers(t, "after-move.apps.example.com", "198.51.100.201", 60*time.Second)
+		answers(t, "k8s-test.apps.example.com", "198.51.100.200", 10*time.Second)
+		t.Logf("replication continues after the primary moved (%.1f s)", time.Since(t0).Seconds())
+	})
+}
+
+// unmountUnder detaches every mount below dir (containerd's sandbox shm
+// mounts outlive their containers in this mount namespace).
+func unmountUnder(dir string) {
+	data, _ := os.ReadFile("/proc/self/mounts")
+	var mps []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && strings.HasPrefix(f[1], dir+"/") {
+			mps = append(mps, f[1])
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(mps)))
+	for _, mp := range mps {
+		_ = syscall.Unmount(mp, syscall.MNT_DETACH)
+	}
 }
