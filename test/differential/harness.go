@@ -442,7 +442,9 @@ func checkCluster(t testing.TB, c *testutil.Cluster, opt Options) (fails []Failu
 	if !opt.Named || (opt.FirstFailure && len(fails) > 0) {
 		return fails
 	}
-	if opt.Transfer && pods[0].ok && pods[1].ok {
+	// Replication exists only with secondaries: one replica has none.
+	replicated := c.StatefulSet != nil && (c.StatefulSet.Spec.Replicas == nil || *c.StatefulSet.Spec.Replicas > 1)
+	if opt.Transfer && replicated && pods[0].ok && pods[1].ok {
 		return append(fails, runPair(t, c, pods[0].root, pods[1].root, zones)...)
 	}
 	// named on both roles, at once (separate roots: separate lock files).

@@ -340,7 +340,7 @@ var transferCauses = []struct {
 	cause string
 }{
 	{regexp.MustCompile(`ran out of space`), "the transfer request does not fit BIND's buffer (ran out of space)"},
-	{regexp.MustCompile(`rpz QNAME \w+ rewrite`), "a response policy rewrites the secondary's SOA query on the primary"},
+	{regexp.MustCompile(`rpz QNAME [\w-]+ rewrite`), "a response policy rewrites the secondary's SOA query on the primary"},
 	{regexp.MustCompile(`bad zone transfer request: .*non-authoritative`), "the transfer request lands in a view without the zone (NOTAUTH)"},
 	{regexp.MustCompile(`zone transfer .* denied`), "the primary denies the transfer"},
 	{regexp.MustCompile(`(?i)tsig verify failure|tsig .*(error|fail)|BADKEY|BADSIG|BADTIME|bad key`), "TSIG"},
