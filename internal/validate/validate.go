@@ -66,6 +66,7 @@ var clusterChecks = []func(*model.Cluster) diag.Results{
 	checkMaxZoneTTL,
 	checkZoneFiles,
 	checkPolicyApex,
+	checkTransferRequestSize,
 	checkViews,
 	checkSecondaryPaths,
 	checkRuntimeAddresses,

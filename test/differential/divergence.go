@@ -26,6 +26,12 @@ var documentedMessages = []*regexp.Regexp{
 	regexp.MustCompile(`cannot share transfer key .* between views`),          // replication: two views with one transfer key
 	regexp.MustCompile(`cannot add records to (secondary|stub|forward) zone`), // DNS data: records on a secondary, stub or forward zone
 	regexp.MustCompile(`an apex NS RRset cannot be set here`),                 // apex NS
+	// Refused on purpose (docs/validation.md, "Refused although BIND would load it"):
+	regexp.MustCompile(`cannot use key .* to update zones of two views`),                                     // an update key shared by two views' dynamic zones
+	regexp.MustCompile(`cannot use key .* to update zone .* of view .*: the key selects view`),               // an update key that selects another view
+	regexp.MustCompile(`cannot sign zone .* in view .* too`),                                                 // one zone name signed in two views
+	regexp.MustCompile(`cannot use DNSSEC algorithm "(?i:rsasha1|nsec3rsasha1|rsamd5|dsa|nsec3dsa|[1357])"`), // SHA-1 and older algorithms
+	regexp.MustCompile(`cannot generate a .* key: Go has no`),                                                // Ed448 keys to generate
 }
 
 // Divergence is one disagreement between fn-validate and BIND.
