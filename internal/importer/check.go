@@ -14,6 +14,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/mapkeys"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/plan"
@@ -143,7 +144,7 @@ func (r *Result) compareZones(objs []render.Object) error {
 				delete(d, apex+" NS")
 			}
 		}
-		for _, k := range unionKeys(want, got) {
+		for _, k := range mapkeys.Union(want, got) {
 			w, wok := want[k]
 			g, gok := got[k]
 			switch {
@@ -172,28 +173,13 @@ func (r *Result) compareCatalog(z Zone, want, got plan.ZoneData) {
 		return out
 	}
 	w, g := members(want), members(got)
-	for _, m := range unionKeys(w, g) {
+	for _, m := range mapkeys.Union(w, g) {
 		if !g[m] {
 			r.Losses = append(r.Losses, Loss{Where: z.Name, What: "catalog member " + m, Why: "not in the rendered catalog"})
 		} else if !w[m] {
 			r.Losses = append(r.Losses, Loss{Where: z.Name, What: "catalog member " + m, Why: "the rendered catalog adds it"})
 		}
 	}
-}
-
-func unionKeys[V any](a, b map[string]V) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range []map[string]V{a, b} {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, k)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // YAML writes objects as a multi-document YAML file, without the empty

@@ -3,12 +3,12 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/mapkeys"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
@@ -47,7 +47,7 @@ func ZoneSummary(prev []render.PrevObject, objs []render.Object) diag.Results {
 		}
 		src := diag.Source{Ref: diag.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name}, File: o.Path}
 		var lines []string
-		for _, k := range unionKeys(old, after) {
+		for _, k := range mapkeys.Union(old, after) {
 			a, aok := old[k]
 			b, bok := after[k]
 			switch {
@@ -92,19 +92,4 @@ func zoneLabel(k string) string {
 		return fmt.Sprintf("%q (view %s)", z, v)
 	}
 	return fmt.Sprintf("%q", k)
-}
-
-func unionKeys[V any](a, b map[string]V) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range []map[string]V{a, b} {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, k)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"git.unkin.net/unkin/bind-fn/internal/mapkeys"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 )
 
@@ -168,7 +169,7 @@ func Compare(oldObjs, newObjs []Object) (*Plan, error) {
 		return nil, fmt.Errorf("new render: %w", err)
 	}
 	p := &Plan{}
-	for _, id := range unionKeys(olds, news) {
+	for _, id := range mapkeys.Union(olds, news) {
 		cp := compareCluster(olds[id], news[id])
 		if cp == nil {
 			continue
@@ -223,21 +224,6 @@ func parallel(n int, f func(i int)) {
 	wg.Wait()
 }
 
-func unionKeys[V any](a, b map[string]V) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range []map[string]V{a, b} {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, k)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 func compareCluster(o, n *snapshot) *ClusterPlan {
 	cp := &ClusterPlan{Change: Changed}
 	empty := &snapshot{conf: nil, files: map[string][]byte{}, keys: map[string]keyState{}, objs: map[string]*Object{}}
@@ -272,7 +258,7 @@ func compareCluster(o, n *snapshot) *ClusterPlan {
 // dataChanged reports whether any object's data differs (a change the plan
 // has no finer words for, such as agent.json alone).
 func dataChanged(o, n *snapshot) bool {
-	for _, k := range unionKeys(o.objs, n.objs) {
+	for _, k := range mapkeys.Union(o.objs, n.objs) {
 		a, b := o.objs[k], n.objs[k]
 		if a == nil || b == nil || !equalData(a.Data, b.Data) || !bytes.Equal(a.Spec, b.Spec) || !bytes.Equal(a.Template, b.Template) {
 			return true
@@ -296,7 +282,7 @@ func equalData(a, b map[string][]byte) bool {
 
 func compareKeys(o, n *snapshot) []KeyChange {
 	var out []KeyChange
-	for _, name := range unionKeys(o.keys, n.keys) {
+	for _, name := range mapkeys.Union(o.keys, n.keys) {
 		a, aok := o.keys[name]
 		b, bok := n.keys[name]
 		switch {
@@ -407,7 +393,7 @@ func confChanges(byLine map[string]map[string]bool) []ConfChange {
 
 func compareZones(o, n *snapshot) []ZonePlan {
 	oz, nz := o.zones(), n.zones()
-	ids := unionKeys(oz, nz)
+	ids := mapkeys.Union(oz, nz)
 	// Parse only zones whose text differs, in parallel: a large package
 	// changes a few zones.
 	var work []*zone

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"git.unkin.net/unkin/bind-fn/internal/mapkeys"
 )
 
 // compareObjects compares the objects that are neither config nor zone
@@ -13,7 +15,7 @@ import (
 func compareObjects(o, n *snapshot) ([]ObjectChange, Rollout) {
 	var out []ObjectChange
 	var r Rollout
-	for _, k := range unionKeys(o.objs, n.objs) {
+	for _, k := range mapkeys.Union(o.objs, n.objs) {
 		a, b := o.objs[k], n.objs[k]
 		x := a
 		if x == nil {
@@ -64,7 +66,7 @@ func jsonPaths(prefix string, a, b []byte, depth int) []string {
 		xm, xok := x.(map[string]any)
 		ym, yok := y.(map[string]any)
 		if xok && yok && d > 0 {
-			for _, k := range unionKeys(xm, ym) {
+			for _, k := range mapkeys.Union(xm, ym) {
 				walk(p+"."+k, xm[k], ym[k], d-1)
 			}
 			return
