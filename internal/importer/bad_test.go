@@ -40,6 +40,11 @@ func TestBadInput(t *testing.T) {
 			files:   map[string]string{"/c/named.conf": "zone \"a.example\" { type primary; file \"a.db\"; allow-update { key \"nokey\"; }; };\n", "/c/a.db": soa},
 			wantLos: "key \"nokey\" is not defined",
 		},
+		"Journal": {
+			reason:  "A dynamic zone's file without its journal lacks the updates since the last rndc sync: flagged.",
+			files:   map[string]string{"/c/named.conf": "key \"k\" { algorithm hmac-sha256; secret \"YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE=\"; };\nzone \"a.example\" { type primary; file \"a.db\"; allow-update { key \"k\"; }; };\n", "/c/a.db": soa, "/c/a.db.jnl": ""},
+			wantLos: "the zone has a journal (/c/a.db.jnl)",
+		},
 		"HostileNames": {
 			reason:  "Names that could close a statement stay data: bind-fn refuses them with the object and field, nothing is pasted.",
 			wantLos: "BindACL dns/a------zone--evil (acls.yaml) spec.aclName: cannot use",
@@ -64,7 +69,7 @@ func TestBadInput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := importer.Import(conf, importer.Options{ZoneDir: "/c", Read: read})
+			res, err := importer.Import(conf, importer.Options{ZoneDir: "/c", Read: read, Exists: func(p string) bool { _, ok := tc.files[p]; return ok }})
 			if err != nil {
 				t.Fatal(err)
 			}

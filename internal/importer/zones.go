@@ -161,7 +161,7 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			case "allow-transfer":
 				z.Spec.AllowTransfer = els
 			case "also-notify":
-				z.Spec.AlsoNotify = els
+				z.Spec.AlsoNotify = im.expand(els) // named server lists, inlined
 			default:
 				z.Spec.AllowQuery = els
 			}

@@ -207,5 +207,9 @@ func Rendered(oldPkg, newPkg *Package) (*Sides, error) {
 	if len(newPkg.Rendered) == 0 {
 		return nil, fmt.Errorf("the new side holds no rendered objects (label app.kubernetes.io/managed-by: bind-fn): run kpt fn render first, or plan without --rendered")
 	}
-	return &Sides{Old: oldPkg.Rendered, New: newPkg.Rendered}, nil
+	s := &Sides{Old: oldPkg.Rendered, New: newPkg.Rendered}
+	if len(oldPkg.Rendered) == 0 {
+		s.Notes = append(s.Notes, "the old side holds no rendered output: everything shows as added (plan without --rendered to render its inputs)")
+	}
+	return s, nil
 }

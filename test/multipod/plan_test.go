@@ -18,13 +18,14 @@ import (
 )
 
 // TestPlanLab checks a plan's claims against real BIND (issue 13): the
-// example cluster runs in the lab; every zone is transferred (AXFR, signed
-// with its view's key) from the primary and its serial read on every secondary; a change touching every kind of
-// zone is planned, rendered and swapped in the way kubelet does; every zone
-// is transferred again. For every zone and pod: the old zone with the
-// plan's RRset changes applied is the new zone, the serial is the plan's,
-// zones the plan adds appear and zones it removes are gone, a zone the
-// plan says is not applied to running pods (a signed zone seeded once) is
+// example cluster runs in the lab; every zone is transferred from the
+// primary (AXFR signed with its view's key; the RPZ allows no transfer) and
+// its serial read on every secondary; a change touching every kind of zone
+// is planned, rendered and swapped in the way kubelet does; every zone is
+// transferred again. For every zone: the old zone with the plan's RRset
+// changes applied is the new zone, the serial is the plan's on every pod,
+// zones the plan adds appear and zones it removes are gone, a zone the plan
+// says is not applied to running pods (a signed zone seeded once) is
 // unchanged, and no process restarts (the plan says no roll).
 func TestPlanLab(t *testing.T) {
 	agentBin := requirements(t)
