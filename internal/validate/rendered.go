@@ -52,6 +52,13 @@ func inputAddresses(c *model.Cluster) []inputAddress {
 			}
 		}
 	}
+	// extraOptions carry addresses of their own (blackhole, listen-on,
+	// query-source ...): the user wrote them, so they are input too.
+	for i, e := range c.Spec.ExtraOptions {
+		for _, p := range addressLiterals(e) {
+			out = append(out, inputAddress{c.Src, fmt.Sprintf("spec.extraOptions[%d]", i), p})
+		}
+	}
 	return out
 }
 
