@@ -25,18 +25,9 @@ func ZoneDataOf(rrs []dns.RR) (ZoneData, uint32) {
 	sets := map[rrKey]*rrset{}
 	var soa *dns.SOA
 	for _, rr := range rrs {
-		h := rr.Header()
-		if s, ok := rr.(*dns.SOA); ok {
+		if s := addRR(sets, rr); s != nil {
 			soa = s
-			continue
 		}
-		k := rrKey{name: dns.CanonicalName(h.Name), typ: h.Rrtype}
-		set := sets[k]
-		if set == nil {
-			set = &rrset{owner: h.Name, ttl: h.Ttl}
-			sets[k] = set
-		}
-		set.values = append(set.values, rdata(rr))
 	}
 	out := ZoneData{}
 	for k, s := range sets {

@@ -252,6 +252,24 @@ func zoneID(view, name string) string {
 	return view + "/" + name
 }
 
+// addRR adds rr to its RRset in sets; an SOA is returned instead (a zone
+// holds one, an AXFR carries it twice).
+func addRR(sets map[rrKey]*rrset, rr dns.RR) *dns.SOA {
+	if soa, ok := rr.(*dns.SOA); ok {
+		return soa
+	}
+	h := rr.Header()
+	k := rrKey{name: dns.CanonicalName(h.Name), typ: h.Rrtype}
+	set := sets[k]
+	if set == nil {
+		// BIND gives an RRset the TTL of its first record.
+		set = &rrset{owner: h.Name, ttl: h.Ttl}
+		sets[k] = set
+	}
+	set.values = append(set.values, rdata(rr))
+	return nil
+}
+
 // parseZone reads a rendered zone file (its $INCLUDEs spliced) with
 // miekg/dns.
 func parseZone(origin, file string, text []byte) (map[rrKey]*rrset, *dns.SOA, error) {
@@ -259,19 +277,9 @@ func parseZone(origin, file string, text []byte) (map[rrKey]*rrset, *dns.SOA, er
 	sets := map[rrKey]*rrset{}
 	var soa *dns.SOA
 	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
-		h := rr.Header()
-		if v, ok := rr.(*dns.SOA); ok {
+		if v := addRR(sets, rr); v != nil {
 			soa = v
-			continue
 		}
-		k := rrKey{name: dns.CanonicalName(h.Name), typ: h.Rrtype}
-		set := sets[k]
-		if set == nil {
-			// BIND gives an RRset the TTL of its first record.
-			set = &rrset{owner: h.Name, ttl: h.Ttl}
-			sets[k] = set
-		}
-		set.values = append(set.values, rdata(rr))
 	}
 	if err := zp.Err(); err != nil {
 		return nil, nil, err
