@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/miekg/dns"
 
 	"git.unkin.net/unkin/bind-fn/internal/dnssec"
@@ -371,7 +372,7 @@ zone "example.test" { type primary; file "db"; dnssec-policy "p"; inline-signing
 				}
 				time.Sleep(100 * time.Millisecond)
 			}
-			if diff := cmp.Diff(sorted(want), sorted(got)); diff != "" {
+			if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 				t.Fatalf("named serves other DNSKEYs than the pre-placed ones (-want +got):\n%s\nnamed log:\n%s", diff, log.String())
 			}
 			ents, _ := os.ReadDir(keyDir)
@@ -415,16 +416,4 @@ func signed(addr string) bool {
 		}
 	}
 	return false
-}
-
-func sorted(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
 }

@@ -2,7 +2,6 @@ package objects
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
@@ -20,16 +19,7 @@ const VolumeDNSSEC = "dnssec"
 // DNSSECSecret is the <cluster>-dnssec Secret: the three files of every
 // signing key of every signed zone of the cluster.
 func DNSSECSecret(c *model.Cluster, files map[string][]byte) *corev1.Secret {
-	data := make(map[string][]byte, len(files))
-	for k, v := range files {
-		data[k] = v
-	}
-	return &corev1.Secret{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: objectMeta(c, layout.DNSSECSecretName(c.Name), ComponentDNSSECKeys, nil, nil),
-		Type:       corev1.SecretTypeOpaque,
-		Data:       data,
-	}
+	return filesSecret(c, layout.DNSSECSecretName(c.Name), ComponentDNSSECKeys, files)
 }
 
 // DSConfigMap is the <cluster>-dnssec-ds ConfigMap: the DS records of every

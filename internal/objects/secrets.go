@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"unicode"
 
@@ -122,15 +123,16 @@ func TSIGSecret(c *model.Cluster, k *model.Key, secret []byte) *corev1.Secret {
 // pod mounts this one Secret for all of them, so adding a key or a view
 // changes no volume of the pod template.
 func KeysSecret(c *model.Cluster, files map[string][]byte) *corev1.Secret {
-	data := make(map[string][]byte, len(files))
-	for k, v := range files {
-		data[k] = v
-	}
+	return filesSecret(c, layout.KeysSecretName(c.Name), ComponentKeys, files)
+}
+
+// filesSecret is a cluster's Secret holding files (a copy of them).
+func filesSecret(c *model.Cluster, name, component string, files map[string][]byte) *corev1.Secret {
 	return &corev1.Secret{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: objectMeta(c, layout.KeysSecretName(c.Name), ComponentKeys, nil, nil),
+		ObjectMeta: objectMeta(c, name, component, nil, nil),
 		Type:       corev1.SecretTypeOpaque,
-		Data:       data,
+		Data:       maps.Clone(files),
 	}
 }
 

@@ -3,6 +3,7 @@ package multipod
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -97,14 +98,8 @@ func expect(server, name string, qtype uint16, o q, rcode int, want []string) er
 }
 
 func sorted(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
+	out := slices.Clone(s)
+	slices.Sort(out)
 	return out
 }
 
