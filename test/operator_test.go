@@ -2,7 +2,6 @@ package test
 
 import (
 	"crypto/rand"
-	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -246,26 +245,11 @@ func zoneFile(t *testing.T, c *testutil.Cluster, zone string) string {
 	return ""
 }
 
+// editItem changes the spec of the object kind/name.
 func editItem(t *testing.T, items []model.Item, kind, name string, fn func(spec map[string]any)) []model.Item {
 	t.Helper()
-	out := append([]model.Item(nil), items...)
-	for i, it := range out {
-		if it.Source.Ref.Kind != kind || it.Source.Ref.Name != name {
-			continue
-		}
-		var obj map[string]any
-		if err := json.Unmarshal(it.JSON, &obj); err != nil {
-			t.Fatal(err)
-		}
+	return testutil.EditItem(t, items, kind, name, func(obj map[string]any) {
 		spec, _ := obj["spec"].(map[string]any)
 		fn(spec)
-		b, err := json.Marshal(obj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i].JSON = b
-		return out
-	}
-	t.Fatalf("no %s %q", kind, name)
-	return nil
+	})
 }

@@ -101,3 +101,28 @@ func (d *DetRand) Read(p []byte) (int, error) {
 
 // Lines is a small helper for messages.
 func Lines(s ...string) string { return strings.Join(s, "\n") }
+
+// EditItem returns a copy of items with the object kind/name changed by fn
+// through its JSON form; the test fails when there is no such object.
+func EditItem(t testing.TB, items []model.Item, kind, name string, fn func(obj map[string]any)) []model.Item {
+	t.Helper()
+	out := append([]model.Item(nil), items...)
+	for i, it := range out {
+		if it.Source.Ref.Kind != kind || it.Source.Ref.Name != name {
+			continue
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(it.JSON, &obj); err != nil {
+			t.Fatal(err)
+		}
+		fn(obj)
+		b, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i].JSON = b
+		return out
+	}
+	t.Fatalf("no %s %q in the inputs", kind, name)
+	return nil
+}

@@ -1,7 +1,6 @@
 package multipod
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,25 +26,7 @@ type Inputs []model.Item
 // Edit changes the object kind/name through its JSON form.
 func (in Inputs) Edit(t testing.TB, kind, name string, fn func(obj map[string]any)) Inputs {
 	t.Helper()
-	out := append(Inputs(nil), in...)
-	for i, it := range out {
-		if it.Source.Ref.Kind != kind || it.Source.Ref.Name != name {
-			continue
-		}
-		var obj map[string]any
-		if err := json.Unmarshal(it.JSON, &obj); err != nil {
-			t.Fatal(err)
-		}
-		fn(obj)
-		b, err := json.Marshal(obj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i].JSON = b
-		return out
-	}
-	t.Fatalf("no %s %q in the inputs", kind, name)
-	return nil
+	return testutil.EditItem(t, in, kind, name, fn)
 }
 
 // Remove drops kind/name.
