@@ -139,16 +139,7 @@ func testSchema(t *testing.T, config func(string) Config) {
 func TestSameSchema(t *testing.T) {
 	root := bindtools.RepoRoot(t)
 	spec := func(cfg Config) map[string]any {
-		out, err := Generate(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var xrd map[string]any
-		if err := yaml.Unmarshal(out, &xrd); err != nil {
-			t.Fatal(err)
-		}
-		v := xrd["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
-		s := v["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)["properties"].(map[string]any)
+		s := openAPISchema(t, cfg)["properties"].(map[string]any)
 		sp := s["spec"].(map[string]any)
 		delete(sp, "description")
 		delete(sp["properties"].(map[string]any), xfn.NamespaceField)
@@ -170,16 +161,7 @@ func TestCELBounds(t *testing.T) {
 	root := bindtools.RepoRoot(t)
 	for name, cfg := range map[string]func(string) Config{"Namespaced": DefaultConfig, "Legacy": LegacyConfig} {
 		t.Run(name, func(t *testing.T) {
-			out, err := Generate(cfg(filepath.Join(root, "config", "crd")))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var xrd map[string]any
-			if err := yaml.Unmarshal(out, &xrd); err != nil {
-				t.Fatal(err)
-			}
-			v := xrd["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
-			schema := v["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)
+			schema := openAPISchema(t, cfg(filepath.Join(root, "config", "crd")))
 			rules := 0
 			for _, p := range unbounded(schema, "", false, &rules) {
 				t.Errorf("%s: unbounded (add maxLength/maxItems/maxProperties in api/ and regenerate)", p)
@@ -189,6 +171,22 @@ func TestCELBounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openAPISchema is the openAPIV3Schema of the first version of the XRD
+// cfg generates.
+func openAPISchema(t *testing.T, cfg Config) map[string]any {
+	t.Helper()
+	out, err := Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xrd map[string]any
+	if err := yaml.Unmarshal(out, &xrd); err != nil {
+		t.Fatal(err)
+	}
+	v := xrd["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
+	return v["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)
 }
 
 var selfField = regexp.MustCompile(`\bself\.([A-Za-z_][A-Za-z0-9_]*)`)
