@@ -3,9 +3,12 @@ package validate
 import (
 	"strings"
 
+	"github.com/miekg/dns"
+
 	v1alpha1 "git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/objects"
 )
 
 // xfrRequestBuffer is the size of the buffer BIND 9.18 renders a zone's SOA
@@ -15,37 +18,27 @@ import (
 // long-names-axfr-request-too-big).
 const xfrRequestBuffer = 512
 
-// tsigMACSize is the MAC length of each TSIG algorithm bind-fn accepts.
-var tsigMACSize = map[string]int{
-	"hmac-md5": 16, "hmac-sha1": 20, "hmac-sha224": 28, "hmac-sha256": 32, "hmac-sha384": 48, "hmac-sha512": 64,
-}
-
-// wireLen is the length of a domain name in wire form.
-func wireLen(name string) int {
-	name = strings.TrimSuffix(name, ".")
-	if name == "" {
-		return 1
-	}
-	return len(name) + 2
-}
-
 // xfrRequestSize is the size of a TSIG-signed SOA query or AXFR request for
-// zone with key: header, question, and the TSIG record.
+// zone with key: header, question, and the TSIG record with its MAC (as
+// long as the algorithm's digest).
 func xfrRequestSize(zone string, key *model.Key) int {
-	alg := key.Algorithm
-	algName := alg + "."
-	if alg == "hmac-md5" {
-		algName = "hmac-md5.sig-alg.reg.int."
+	alg := dns.Fqdn(key.Algorithm)
+	if key.Algorithm == "hmac-md5" {
+		alg = dns.HmacMD5 // its TSIG name is hmac-md5.sig-alg.reg.int.
 	}
-	mac, ok := tsigMACSize[alg]
+	mac, ok := objects.KeySize(key.Algorithm)
 	if !ok {
-		mac = 64
+		mac = 64 // the largest digest
 	}
-	question := wireLen(zone) + 4
-	// owner, type, class, TTL, RDLENGTH; then algorithm, time (6), fudge (2),
-	// MAC size (2), MAC, original id (2), error (2), other length (2).
-	tsig := wireLen(key.KeyName) + 10 + wireLen(algName) + 6 + 2 + 2 + mac + 2 + 2 + 2
-	return 12 + question + tsig
+	m := new(dns.Msg)
+	m.SetAxfr(dns.Fqdn(zone))
+	m.Extra = append(m.Extra, &dns.TSIG{
+		Hdr:       dns.RR_Header{Name: dns.Fqdn(key.KeyName), Rrtype: dns.TypeTSIG, Class: dns.ClassANY},
+		Algorithm: alg,
+		MACSize:   uint16(mac),
+		MAC:       strings.Repeat("00", mac),
+	})
+	return m.Len()
 }
 
 // checkTransferRequestSize: the secondaries ask for every zone of a view
