@@ -25,7 +25,9 @@
 #
 # ONEZONE_SIZES (default 100000) also measures fn-validate against
 # named-checkzone on a package of ONE zone of that many records (the serial
-# path: one large zone cannot be spread over cores).
+# path: one large zone cannot be spread over cores), and hack/yaml-floor on
+# it: yaml.v2 parsing every item into nothing, the least any fn-validate on
+# a maintained YAML library can cost.
 #
 #   SIZES="1000 10000 100000 200000" RUNS=5 BIG_RUNS=3 hack/bench.sh
 set -euo pipefail
@@ -50,6 +52,7 @@ GOBUILD=(env CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags '-s -w')
 "${GOBUILD[@]}" -o "$BIN/fn-render" ./fn-render
 "${GOBUILD[@]}" -o "$BIN/fn-validate" ./fn-validate
 "${GOBUILD[@]}" -o "$BIN/identity-fn" ./hack/identity-fn
+"${GOBUILD[@]}" -o "$BIN/yaml-floor" ./hack/yaml-floor
 "${GOBUILD[@]}" -o "$BIN/bind-fn-gen" ./cmd/bind-fn-gen
 go build -o "$BIN/fnprof" ./hack/fnprof
 
@@ -148,6 +151,7 @@ for n in $ONEZONE_SIZES; do
 	echo "bench: $n records in one zone: $(wc -c <"$IN") bytes of ResourceList" >&2
 	measure 1zone/identity "$n" "$BIG_RUNS" "$BIN/identity-fn"
 	measure 1zone/fn-validate "$n" "$BIG_RUNS" "$BIN/fn-validate"
+	measure 1zone/yaml-floor "$n" "$BIG_RUNS" "$BIN/yaml-floor"
 	measure 1zone/named-checkzone "$n" "$BIG_RUNS" unshare -n "$OUT/checkzones.sh" "$OUT/zones-1zone-$n/zones.list"
 done
 
@@ -188,16 +192,18 @@ awk -F'\t' '
 	function r(a, b) { return b > 0 ? sprintf("%.2f×", a / b) : "-" }
 	END {
 		if (k > 0) {
-			print "\n| one zone | identity wall s (cpu) | fn-validate wall s (cpu) | named-checkzone wall s (cpu) | validate/checkzone wall (cpu) | peak RSS MiB: identity / fn-validate / checkzone |"
-			print "|---:|---:|---:|---:|---:|---:|"
+			print "\n| one zone | identity wall s (cpu) | fn-validate wall s (cpu) | yaml-floor wall s (cpu) | named-checkzone wall s (cpu) | validate/checkzone wall (cpu) | floor/checkzone wall (cpu) | peak RSS MiB: identity / fn-validate / yaml-floor / checkzone |"
+			print "|---:|---:|---:|---:|---:|---:|---:|---:|"
 		}
 		for (i = 1; i <= k; i++) {
 			n = sizes[i]
-			printf "| %d | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) | %s (%s) | %.0f / %.0f / %.0f |\n", n,
+			printf "| %d | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) | %s (%s) | %s (%s) | %.0f / %.0f / %.0f / %.0f |\n", n,
 				t["1zone/identity/" n], c["1zone/identity/" n], t["1zone/fn-validate/" n], c["1zone/fn-validate/" n],
+				t["1zone/yaml-floor/" n], c["1zone/yaml-floor/" n],
 				t["1zone/named-checkzone/" n], c["1zone/named-checkzone/" n],
 				r(t["1zone/fn-validate/" n], t["1zone/named-checkzone/" n]), r(c["1zone/fn-validate/" n], c["1zone/named-checkzone/" n]),
-				m["1zone/identity/" n] / 1024, m["1zone/fn-validate/" n] / 1024, m["1zone/named-checkzone/" n] / 1024
+				r(t["1zone/yaml-floor/" n], t["1zone/named-checkzone/" n]), r(c["1zone/yaml-floor/" n], c["1zone/named-checkzone/" n]),
+				m["1zone/identity/" n] / 1024, m["1zone/fn-validate/" n] / 1024, m["1zone/yaml-floor/" n] / 1024, m["1zone/named-checkzone/" n] / 1024
 		}
 	}' "$RESULTS"
 echo
