@@ -64,7 +64,10 @@ func ConfigFile(name string) string          { return path.Join(ConfigDir, name)
 func ZoneFile(shard int, file string) string { return path.Join(ZonesDir, fmt.Sprint(shard), file) }
 func KeyFile(secret, file string) string     { return path.Join(KeysDir, secret, file) }
 func RunFile(name string) string             { return path.Join(RunDir, name) }
-func DataFile(name string) string            { return path.Join(DataDir, name) }
+
+// DataPath is a file or directory under DataDir, its path elements joined:
+// DataPath("primary", "db.example.com") is /var/lib/bind/primary/db.example.com.
+func DataPath(elem ...string) string { return path.Join(append([]string{DataDir}, elem...)...) }
 
 // KeysSecretName is the Secret holding the key statement of every key the
 // function generates for a cluster, one file per key. One Secret, mounted

@@ -265,7 +265,7 @@ func (b *confBuilder) viewOptions(v *model.View) []nc.Stmt {
 					nc.Kw("default-primaries"), nc.L(b.catalogPrimaries(v)...),
 					nc.Kw("min-update-interval"), nc.Int(0),
 					nc.Kw("in-memory"), nc.Kw("no"),
-					nc.Kw("zone-directory"), nc.Str(catzDir(v))),
+					nc.Kw("zone-directory"), nc.Str(layout.DataPath(catzSubdir(v)))),
 			))
 		}
 	}
@@ -283,8 +283,6 @@ func (b *confBuilder) viewOptions(v *model.View) []nc.Stmt {
 	}
 	return o
 }
-
-func catzDir(v *model.View) string { return layout.DataDir + "/" + catzSubdir(v) }
 
 // catzSubdir is where, under the data directory, a view's catalog member
 // zones are kept on the secondaries.
@@ -411,7 +409,7 @@ func (b *confBuilder) catalogZone(v *model.View) nc.Stmt {
 	}
 	return nc.B(name,
 		nc.S(nc.Kw("type"), nc.Kw("secondary")),
-		nc.S(nc.Kw("file"), nc.Str(catzDir(v)+"/"+fileName("catalog", "", v.Catalog.ZoneName))),
+		nc.S(nc.Kw("file"), nc.Str(layout.DataPath(catzSubdir(v), fileName("catalog", "", v.Catalog.ZoneName)))),
 		nc.S(nc.Kw("primaries"), nc.L(nc.S(nc.Str(layout.PrimaryListName(v.Name))))),
 	)
 }
@@ -457,7 +455,7 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 			}
 			// The directory the agent seeds the zone into: it exists, on the
 			// data volume. named never creates a missing key-directory.
-			body = append(body, nc.S(nc.Kw("key-directory"), nc.Str(layout.DataDir+"/"+primaryDir)))
+			body = append(body, nc.S(nc.Kw("key-directory"), nc.Str(layout.DataPath(primaryDir))))
 			// The signed serial follows the clock: after the primary loses its
 			// volume and re-signs, the serial is still above the one the
 			// secondaries hold, so they transfer again (dnssec.go).

@@ -113,7 +113,7 @@ func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone) {
 	k := zoneKey{v.Name, z.Name}
 	if z.Writable() {
 		// Dynamic and signed zones live on the data volume, seeded once.
-		dest := layout.DataDir + "/" + primaryDir + "/" + name
+		dest := layout.DataPath(primaryDir, name)
 		zs.writable[name] = z.Src
 		zs.plan.files[k] = dest
 		zs.add(stateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) {
