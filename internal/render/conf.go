@@ -66,7 +66,7 @@ func namedConf(c *model.Cluster, role Role, plan *confPlan) ([]byte, diag.Result
 		who = "secondaries (pods 1..n)"
 	}
 	f.Comment(fmt.Sprintf("named.conf for the %s of BindCluster %s/%s, rendered by bind-fn. Do not edit.", who, c.Namespace, c.Name))
-	f.Add(nc.S(nc.Kw("include"), nc.Str(layout.RNDCDir+"/"+layout.RNDCKeyFile)))
+	f.Add(nc.S(nc.Kw("include"), nc.Str(layout.RNDCKeyInclude())))
 	f.Add(nc.S(nc.Kw("include"), nc.Str(layout.RunFile(layout.ServersInclude))))
 	for _, k := range c.Keys {
 		f.Add(nc.S(nc.Kw("include"), nc.Str(keyInclude(c, k))))
@@ -551,7 +551,7 @@ func (b *confBuilder) zoneAllowQuery(v *model.View, z *model.Zone) []nc.Stmt {
 
 // secondaryFile is where named keeps a transferred zone.
 func secondaryFile(v *model.View, z *model.Zone) string {
-	return layout.DataDir + "/" + secondaryDir + "/" + fileName("db", v.Name, z.Name)
+	return layout.DataPath(secondaryDir, fileName("db", v.Name, z.Name))
 }
 
 // fileName is model.ZoneFileName.
