@@ -70,6 +70,17 @@ func (p *Previous) zoneState(c *model.Cluster) map[string]zonefile.State {
 	return p.zones[c.Namespace+"/"+layout.ConfigMapName(c.Name)]
 }
 
+// ZoneState returns the serial and content hash a previous render recorded
+// for a zone of cluster c (view "" without views; zone canonical, with the
+// trailing dot), and whether there was one.
+func (p *Previous) ZoneState(c *model.Cluster, view, zone string) (zonefile.State, bool) {
+	if p == nil {
+		return zonefile.State{}, false
+	}
+	s, ok := p.zoneState(c)[stateKey(view, zone)]
+	return s, ok
+}
+
 // secretMaterial returns the key material of a previously rendered Secret:
 // its `secret` key, or the secret inside its key statement (rndc.key).
 func (p *Previous) secretMaterial(ns, name string) []byte {
