@@ -15,11 +15,12 @@ import (
 
 // Previous is what the function keeps from its previous output: key
 // material and zone serials. kpt hands the previous output back in the
-// package; Crossplane passes observed composed resources.
+// package; Crossplane passes observed composed resources. It also keeps the
+// key material this run generates (remember), so that every cluster sharing
+// a key renders the same secret. This run's built zones are a ZoneCache.
 type Previous struct {
 	secrets map[string]map[string][]byte // ns/name -> data
 	zones   map[string]map[string]zonefile.State
-	built   map[*model.Zone]builtZone // this run's zones, built once (BuildZone)
 	// generated is this run's new key material by namespace/Secret name.
 	generated map[string][]byte
 	dnssec    map[string]dnssecRecord // ns/cluster -> DNSKEYs at the last render (dnssec.go)

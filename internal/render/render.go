@@ -40,8 +40,10 @@ type Object struct {
 	Path string
 }
 
-// Render renders every cluster. On any error the objects must not be used.
-func Render(clusters []*model.Cluster, prev *Previous, opt Options) ([]Object, diag.Results) {
+// Render renders every cluster, with the key material and serials prev
+// kept from the previous output, and the zones built this run in zones
+// (either may be nil). On any error the objects must not be used.
+func Render(clusters []*model.Cluster, prev *Previous, zones *ZoneCache, opt Options) ([]Object, diag.Results) {
 	if prev == nil {
 		prev = &Previous{}
 	}
@@ -49,7 +51,7 @@ func Render(clusters []*model.Cluster, prev *Previous, opt Options) ([]Object, d
 	var rs diag.Results
 	seen := map[string]bool{}
 	for _, c := range clusters {
-		objs, crs := renderCluster(c, prev, opt)
+		objs, crs := renderCluster(c, prev, zones, opt)
 		rs = append(rs, crs...)
 		for _, o := range objs {
 			// A key shared by the namespace's clusters (no clusterRef) is
@@ -67,8 +69,8 @@ func Render(clusters []*model.Cluster, prev *Previous, opt Options) ([]Object, d
 	return out, rs
 }
 
-func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, diag.Results) {
-	zs := buildZones(c, prev)
+func renderCluster(c *model.Cluster, prev *Previous, zones *ZoneCache, opt Options) ([]Object, diag.Results) {
+	zs := buildZones(c, prev, zones)
 	shards := zs.shard()
 	rs := zs.rs
 
