@@ -496,6 +496,17 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 	return nc.B(head, body...), true
 }
 
+// updateKeyTransfer is the primary's allow-transfer element for a dynamic
+// zone's update key: RFC 2136 clients (external-dns) list the zone by a
+// TSIG-signed AXFR with the key they update with. Off with
+// spec.updateKeyTransfer: false; nothing when it is the transfer key.
+func updateKeyTransfer(v *model.View, z *model.Zone) []nc.Stmt {
+	if !z.UpdateKeyTransfers() || z.UpdateKey.KeyName == v.TransferKey.KeyName {
+		return nil
+	}
+	return []nc.Stmt{nc.S(nc.Kw("key"), nc.Str(z.UpdateKey.KeyName))}
+}
+
 // transferKeys are key elements for every view's transfer key, sorted.
 func (b *confBuilder) transferKeys() []nc.Stmt {
 	var names []string

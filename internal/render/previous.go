@@ -3,13 +3,15 @@ package render
 import (
 	"encoding/base64"
 	"encoding/json"
-
+	"fmt"
+	"io"
 	"strings"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
@@ -101,6 +103,36 @@ func (p *Previous) secretMaterial(ns, name string) []byte {
 		return nil
 	}
 	return raw
+}
+
+// material returns the key material kept in a previous Secret, or new
+// material from r.
+func (p *Previous) material(ns, name, alg string, r io.Reader) ([]byte, error) {
+	if b := p.secretMaterial(ns, name); b != nil {
+		return b, nil
+	}
+	if b := p.generated[ns+"/"+name]; b != nil {
+		return b, nil
+	}
+	if r == nil {
+		return nil, fmt.Errorf("no previous Secret %q and no random source", name)
+	}
+	b, err := objects.NewKeyMaterial(r, alg)
+	if err == nil {
+		p.remember(ns, name, b)
+	}
+	return b, err
+}
+
+// remember keeps new key material for the rest of the run: a BindTSIGKey
+// without clusterRef is in every cluster of its namespace, and each cluster's
+// keys Secret must carry the one secret its Secret holds, from the first
+// render on (not only once the previous output is read back).
+func (p *Previous) remember(ns, name string, material []byte) {
+	if p.generated == nil {
+		p.generated = map[string][]byte{}
+	}
+	p.generated[ns+"/"+name] = material
 }
 
 // SecretData reads a previously rendered Secret's content from its JSON:

@@ -164,22 +164,3 @@ func stateKey(view, zone string) string {
 	}
 	return view + "/" + bare(zone)
 }
-
-// material returns the key material kept in a previous Secret, or new
-// material from r.
-func (p *Previous) material(ns, name, alg string, r io.Reader) ([]byte, error) {
-	if b := p.secretMaterial(ns, name); b != nil {
-		return b, nil
-	}
-	if b := p.generated[ns+"/"+name]; b != nil {
-		return b, nil
-	}
-	if r == nil {
-		return nil, fmt.Errorf("no previous Secret %q and no random source", name)
-	}
-	b, err := objects.NewKeyMaterial(r, alg)
-	if err == nil {
-		p.remember(ns, name, b)
-	}
-	return b, err
-}
