@@ -19,13 +19,15 @@ import (
 
 // RNDC drives named's control channel with the rndc binary.
 //
-// The key: named.conf includes RunDir/rndc.key (see layout.RNDCKeyInclude),
-// which the agent writes at start — a copy of the mounted rndc Secret
-// (RNDCDir/rndc.key) when there is one, otherwise a key it generates from
-// crypto/rand, so the key never needs to leave the pod. rndc itself reads a
-// separate client copy (RunDir/rndc-client.key through RunDir/rndc.conf),
-// refreshed only after named has taken the new key in, so rotating the
-// Secret never locks the agent out.
+// The key: the agent writes RunDir/rndc.key at start — a copy of the mounted
+// rndc Secret (RNDCDir/rndc.key) when there is one, otherwise a key it
+// generates from crypto/rand, so the key never needs to leave the pod.
+// named.conf includes one of the two: the rendered one the Secret
+// (layout.RNDCKeyInclude), one written for a pod without the Secret the
+// agent's copy (agent/README.md). rndc itself reads a separate client copy
+// (RunDir/rndc-client.key through RunDir/rndc.conf), refreshed only after
+// named has taken the new key in, so rotating the Secret never locks the
+// agent out.
 type RNDC struct {
 	Bin     string
 	Conf    string // rndc.conf written by WriteRNDCClientConf

@@ -64,7 +64,10 @@ func ConfigFile(name string) string          { return path.Join(ConfigDir, name)
 func ZoneFile(shard int, file string) string { return path.Join(ZonesDir, fmt.Sprint(shard), file) }
 func KeyFile(secret, file string) string     { return path.Join(KeysDir, secret, file) }
 func RunFile(name string) string             { return path.Join(RunDir, name) }
-func DataFile(name string) string            { return path.Join(DataDir, name) }
+
+// DataPath is a file or directory under DataDir, its path elements joined:
+// DataPath("primary", "db.example.com") is /var/lib/bind/primary/db.example.com.
+func DataPath(elem ...string) string { return path.Join(append([]string{DataDir}, elem...)...) }
 
 // KeysSecretName is the Secret holding the key statement of every key the
 // function generates for a cluster, one file per key. One Secret, mounted
@@ -215,13 +218,14 @@ type ViewKey struct {
 	KeyFile string `json:"keyFile"`
 }
 
-// RNDCKeyInclude is the rndc key file the agent writes at start and named.conf
-// should include (`include "/run/bind-fn/rndc.key";`): a copy of
-// RNDCDir/rndc.key when the rndc Secret is mounted, otherwise a key the agent
-// generates, so rndc works with or without a rendered Secret. Its key is
-// named RNDCKeyName unless the mounted file says otherwise.
-func RNDCKeyInclude() string { return path.Join(RunDir, RNDCKeyFile) }
+// RNDCKeyInclude is the rndc key file the rendered named.conf includes: the
+// mounted rndc Secret's rndc.key (the render always makes that Secret), its
+// key named RNDCKeyName. The agent copies it at start to RunDir/rndc.key (or,
+// with no Secret mounted, writes a key it generates there), the file its
+// rndc client key is made from; a named.conf not rendered by bind-fn may
+// include that copy instead (agent/README.md).
+func RNDCKeyInclude() string { return path.Join(RNDCDir, RNDCKeyFile) }
 
 // AgentStateFile is where the agent records the RRsets it owns in dynamic
 // zones (so it can remove them when they are no longer desired).
-func AgentStateFile() string { return path.Join(DataDir, "bind-fn-agent-state.json") }
+func AgentStateFile() string { return DataPath("bind-fn-agent-state.json") }

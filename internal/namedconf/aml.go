@@ -167,35 +167,3 @@ func (e AMLElement) Stmt() Stmt {
 	}
 	return S(w...)
 }
-
-// ParseAMLElement parses one element (see ParseElement) into the statement
-// that renders it.
-func ParseAMLElement(s string) (Stmt, error) {
-	e, err := ParseElement(s)
-	if err != nil {
-		return Stmt{}, err
-	}
-	return e.Stmt(), nil
-}
-
-// ParseAML parses a list of elements. Order is kept: in an address match
-// list the first match wins, so it must not be sorted. errs is nil when every
-// element is valid; otherwise it has one entry per element, nil for the good
-// ones, so callers can locate spec.x[i]. Bad elements leave a zero Stmt.
-func ParseAML(elems []string) ([]Stmt, []error) {
-	stmts := make([]Stmt, len(elems))
-	errs := make([]error, len(elems))
-	bad := false
-	for i, s := range elems {
-		st, err := ParseAMLElement(s)
-		if err != nil {
-			errs[i], bad = err, true
-			continue
-		}
-		stmts[i] = st
-	}
-	if !bad {
-		return stmts, nil
-	}
-	return stmts, errs
-}

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestParseAMLElement(t *testing.T) {
+func TestParseElement(t *testing.T) {
 	pfx := netip.MustParsePrefix
 	cases := map[string]struct {
 		reason   string
@@ -64,9 +64,6 @@ func TestParseAMLElement(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tc.errSub) {
 					t.Fatalf("%s\nParseElement(%q): got (%+v, %v), want error containing %q", tc.reason, tc.in, got, err, tc.errSub)
 				}
-				if _, err2 := ParseAMLElement(tc.in); err2 == nil {
-					t.Errorf("ParseAMLElement(%q) accepted what ParseElement refused", tc.in)
-				}
 				return
 			}
 			if err != nil {
@@ -75,11 +72,7 @@ func TestParseAMLElement(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
 				t.Errorf("%s\nParseElement(%q): -want +got:\n%s", tc.reason, tc.in, diff)
 			}
-			st, err := ParseAMLElement(tc.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := Format(st)
+			out, err := Format(got.Stmt())
 			if err != nil {
 				t.Fatalf("Format: %v", err)
 			}
@@ -87,37 +80,5 @@ func TestParseAMLElement(t *testing.T) {
 				t.Errorf("%s\nrendered: -want +got:\n%s", tc.reason, diff)
 			}
 		})
-	}
-}
-
-func TestParseAML(t *testing.T) {
-	stmts, errs := ParseAML([]string{"any", "10.1.2.3/8", "key x", "a b"})
-	if len(stmts) != 4 || len(errs) != 4 {
-		t.Fatalf("ParseAML: got %d stmts, %d errs; want 4 and 4 (index-aligned)", len(stmts), len(errs))
-	}
-	var bad []int
-	for i, err := range errs {
-		if err != nil {
-			bad = append(bad, i)
-		}
-	}
-	if diff := cmp.Diff([]int{1, 3}, bad); diff != "" {
-		t.Errorf("indexes of bad elements: -want +got:\n%s", diff)
-	}
-	out, err := Format(S(Kw("allow-query"), L(stmts[0], stmts[2])))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff("allow-query { any; key \"x\"; };\n", string(out)); diff != "" {
-		t.Errorf("good elements render in order: -want +got:\n%s", diff)
-	}
-
-	stmts, errs = ParseAML([]string{"!10.0.0.0/8", "any"})
-	if errs != nil {
-		t.Fatalf("ParseAML with good input: errs = %v, want nil", errs)
-	}
-	out, _ = Format(S(Kw("x"), L(stmts...)))
-	if got, want := string(out), "x { !10.0.0.0/8; any; };\n"; got != want {
-		t.Errorf("order must be kept (first match wins): got %q, want %q", got, want)
 	}
 }

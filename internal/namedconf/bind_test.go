@@ -227,7 +227,7 @@ func TestBINDParseStatementsEquivalent(t *testing.T) {
 	}
 }
 
-// TestBINDElements: every element ParseAMLElement and ParseServerEntry
+// TestBINDElements: every element ParseElement and ParseServerEntry
 // accept renders to something BIND accepts, and BIND reads it as expected.
 func TestBINDElements(t *testing.T) {
 	aml := []string{
@@ -238,9 +238,13 @@ func TestBINDElements(t *testing.T) {
 	servers := []string{
 		"192.0.2.1", "2001:db8::1 port 5353", "192.0.2.2 key xfr", `192.0.2.3 port 53 key "xfr"`, "secs",
 	}
-	elems, errs := ParseAML(aml)
-	if errs != nil {
-		t.Fatalf("ParseAML: %v", errs)
+	var elems []Stmt
+	for _, s := range aml {
+		e, err := ParseElement(s)
+		if err != nil {
+			t.Fatalf("ParseElement(%q): %v", s, err)
+		}
+		elems = append(elems, e.Stmt())
 	}
 	var entries []Stmt
 	for _, s := range servers {

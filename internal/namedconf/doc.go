@@ -3,8 +3,9 @@
 //
 // The renderer builds a File from statements (S, B) made of words (Kw, Str,
 // Int, L) and calls File.Bytes; it never concatenates text. User input goes
-// only through Str, ParseAMLElement/ParseAML (address match lists) and
-// ParseServerEntry (primaries, also-notify, forwarders). Kw is for words the
+// only through Str, ParseElement (address match list elements, rendered by
+// AMLElement.Stmt) and ParseServerEntry (primaries, also-notify,
+// forwarders). Kw is for words the
 // program chooses. Bytes checks every word and fails, naming the statement
 // path (zone "example.com" > also-notify > list (word 2) > ...), rather than
 // write anything BIND could read differently. ParseStatements reads text
@@ -55,8 +56,8 @@
 // Bytes is deterministic: one statement per line, tab indentation, inline
 // lists (L) on one line, a blank line around top-level blocks, and comments
 // kept with what follows them. It does not sort: callers sort what must be
-// sorted (ServerEntry.Compare helps), and address match lists must keep
-// their order because BIND uses the first match.
+// sorted, and address match lists must keep their order because BIND uses
+// the first match.
 //
 // # Parsing
 //

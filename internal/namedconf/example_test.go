@@ -9,7 +9,11 @@ import (
 func Example() {
 	kw, str := namedconf.Kw, namedconf.Str
 	notify, _ := namedconf.ParseServerEntry("192.0.2.1 port 5353 key xfr")
-	allow, _ := namedconf.ParseAML([]string{"!10.1.0.0/16", "10.0.0.0/8", "key xfr"})
+	var allow []namedconf.Stmt
+	for _, s := range []string{"!10.1.0.0/16", "10.0.0.0/8", "key xfr"} {
+		e, _ := namedconf.ParseElement(s)
+		allow = append(allow, e.Stmt())
+	}
 
 	var f namedconf.File
 	f.Comment("Rendered by bind-fn.")

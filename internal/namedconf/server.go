@@ -1,7 +1,6 @@
 package namedconf
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -118,29 +117,4 @@ func (e ServerEntry) Stmt() Stmt {
 		w = append(w, Kw("key"), Str(e.Key))
 	}
 	return S(w...)
-}
-
-// Compare orders entries for rendering sorted lists: list names first (by
-// name), then addresses (IPv4 before IPv6), then port, then key.
-func (e ServerEntry) Compare(o ServerEntry) int {
-	if c := cmp.Compare(boolInt(e.List == ""), boolInt(o.List == "")); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(e.List, o.List); c != 0 {
-		return c
-	}
-	if c := e.Addr.Compare(o.Addr); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(e.Port, o.Port); c != 0 {
-		return c
-	}
-	return cmp.Compare(e.Key, o.Key)
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

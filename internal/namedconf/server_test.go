@@ -2,7 +2,6 @@ package namedconf
 
 import (
 	"net/netip"
-	"slices"
 	"strings"
 	"testing"
 
@@ -88,26 +87,5 @@ func TestServerEntryStmtErrors(t *testing.T) {
 				t.Fatalf("%s\nFormat(%+v.Stmt()) = (%q, %v), want error containing %q", tc.reason, tc.entry, out, err, tc.errSub)
 			}
 		})
-	}
-}
-
-func TestServerEntryCompare(t *testing.T) {
-	var entries []ServerEntry
-	for _, s := range []string{"2001:db8::1", "192.0.2.2 key b", "192.0.2.2 port 5353", "lists-b", "192.0.2.10", "192.0.2.2 key a", "lists-a"} {
-		e, err := ParseServerEntry(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		entries = append(entries, e)
-	}
-	slices.SortFunc(entries, ServerEntry.Compare)
-	var got []string
-	for _, e := range entries {
-		out, _ := Format(e.Stmt())
-		got = append(got, strings.TrimSpace(string(out)))
-	}
-	want := []string{`"lists-a";`, `"lists-b";`, `192.0.2.2 key "a";`, `192.0.2.2 key "b";`, `192.0.2.2 port 5353;`, `192.0.2.10;`, `2001:db8::1;`}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("sorted entries: -want +got:\n%s", diff)
 	}
 }

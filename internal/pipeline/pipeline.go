@@ -35,13 +35,14 @@ func Run(in Input, opt render.Options) ([]render.Object, diag.Results) {
 		rs = append(rs, prev.Add(p)...)
 	}
 	// Every zone is built once, in parallel, for the validator and the renderer.
-	prev.BuildZones(clusters)
-	rs = append(rs, validate.Check(set, clusters, prev)...)
+	zones := &render.ZoneCache{}
+	zones.BuildAll(clusters)
+	rs = append(rs, validate.Check(set, clusters, prev, zones)...)
 	if rs.HasErrors() {
 		rs.Sort()
 		return nil, rs
 	}
-	objs, rrs := render.Render(clusters, prev, opt)
+	objs, rrs := render.Render(clusters, prev, zones, opt)
 	rs = append(rs, rrs...)
 	rs = append(rs, validate.CheckRendered(clusters, objs)...)
 	rs.Sort()

@@ -66,7 +66,7 @@ func namedConf(c *model.Cluster, role Role, plan *confPlan) ([]byte, diag.Result
 		who = "secondaries (pods 1..n)"
 	}
 	f.Comment(fmt.Sprintf("named.conf for the %s of BindCluster %s/%s, rendered by bind-fn. Do not edit.", who, c.Namespace, c.Name))
-	f.Add(nc.S(nc.Kw("include"), nc.Str(layout.RNDCDir+"/"+layout.RNDCKeyFile)))
+	f.Add(nc.S(nc.Kw("include"), nc.Str(layout.RNDCKeyInclude())))
 	f.Add(nc.S(nc.Kw("include"), nc.Str(layout.RunFile(layout.ServersInclude))))
 	for _, k := range c.Keys {
 		f.Add(nc.S(nc.Kw("include"), nc.Str(keyInclude(c, k))))
@@ -265,7 +265,7 @@ func (b *confBuilder) viewOptions(v *model.View) []nc.Stmt {
 					nc.Kw("default-primaries"), nc.L(b.catalogPrimaries(v)...),
 					nc.Kw("min-update-interval"), nc.Int(0),
 					nc.Kw("in-memory"), nc.Kw("no"),
-					nc.Kw("zone-directory"), nc.Str(catzDir(v))),
+					nc.Kw("zone-directory"), nc.Str(layout.DataPath(catzSubdir(v)))),
 			))
 		}
 	}
@@ -283,8 +283,6 @@ func (b *confBuilder) viewOptions(v *model.View) []nc.Stmt {
 	}
 	return o
 }
-
-func catzDir(v *model.View) string { return layout.DataDir + "/" + catzSubdir(v) }
 
 // catzSubdir is where, under the data directory, a view's catalog member
 // zones are kept on the secondaries.
@@ -411,7 +409,7 @@ func (b *confBuilder) catalogZone(v *model.View) nc.Stmt {
 	}
 	return nc.B(name,
 		nc.S(nc.Kw("type"), nc.Kw("secondary")),
-		nc.S(nc.Kw("file"), nc.Str(catzDir(v)+"/"+fileName("catalog", "", v.Catalog.ZoneName))),
+		nc.S(nc.Kw("file"), nc.Str(layout.DataPath(catzSubdir(v), fileName("catalog", "", v.Catalog.ZoneName)))),
 		nc.S(nc.Kw("primaries"), nc.L(nc.S(nc.Str(layout.PrimaryListName(v.Name))))),
 	)
 }
@@ -457,7 +455,7 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 			}
 			// The directory the agent seeds the zone into: it exists, on the
 			// data volume. named never creates a missing key-directory.
-			body = append(body, nc.S(nc.Kw("key-directory"), nc.Str(layout.DataDir+"/"+primaryDir)))
+			body = append(body, nc.S(nc.Kw("key-directory"), nc.Str(layout.DataPath(primaryDir))))
 			// The signed serial follows the clock: after the primary loses its
 			// volume and re-signs, the serial is still above the one the
 			// secondaries hold, so they transfer again (dnssec.go).
@@ -496,6 +494,17 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 		body = append(body, nc.S(nc.Kw("allow-query"), nc.L(aq...)))
 	}
 	return nc.B(head, body...), true
+}
+
+// updateKeyTransfer is the primary's allow-transfer element for a dynamic
+// zone's update key: RFC 2136 clients (external-dns) list the zone by a
+// TSIG-signed AXFR with the key they update with. Off with
+// spec.updateKeyTransfer: false; nothing when it is the transfer key.
+func updateKeyTransfer(v *model.View, z *model.Zone) []nc.Stmt {
+	if !z.UpdateKeyTransfers() || z.UpdateKey.KeyName == v.TransferKey.KeyName {
+		return nil
+	}
+	return []nc.Stmt{nc.S(nc.Kw("key"), nc.Str(z.UpdateKey.KeyName))}
 }
 
 // transferKeys are key elements for every view's transfer key, sorted.
@@ -553,7 +562,7 @@ func (b *confBuilder) zoneAllowQuery(v *model.View, z *model.Zone) []nc.Stmt {
 
 // secondaryFile is where named keeps a transferred zone.
 func secondaryFile(v *model.View, z *model.Zone) string {
-	return layout.DataDir + "/" + secondaryDir + "/" + fileName("db", v.Name, z.Name)
+	return layout.DataPath(secondaryDir, fileName("db", v.Name, z.Name))
 }
 
 // fileName is model.ZoneFileName.

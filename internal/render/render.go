@@ -40,8 +40,10 @@ type Object struct {
 	Path string
 }
 
-// Render renders every cluster. On any error the objects must not be used.
-func Render(clusters []*model.Cluster, prev *Previous, opt Options) ([]Object, diag.Results) {
+// Render renders every cluster, with the key material and serials prev
+// kept from the previous output, and the zones built this run in zones
+// (either may be nil). On any error the objects must not be used.
+func Render(clusters []*model.Cluster, prev *Previous, zones *ZoneCache, opt Options) ([]Object, diag.Results) {
 	if prev == nil {
 		prev = &Previous{}
 	}
@@ -49,7 +51,7 @@ func Render(clusters []*model.Cluster, prev *Previous, opt Options) ([]Object, d
 	var rs diag.Results
 	seen := map[string]bool{}
 	for _, c := range clusters {
-		objs, crs := renderCluster(c, prev, opt)
+		objs, crs := renderCluster(c, prev, zones, opt)
 		rs = append(rs, crs...)
 		for _, o := range objs {
 			// A key shared by the namespace's clusters (no clusterRef) is
@@ -67,8 +69,8 @@ func Render(clusters []*model.Cluster, prev *Previous, opt Options) ([]Object, d
 	return out, rs
 }
 
-func renderCluster(c *model.Cluster, prev *Previous, opt Options) ([]Object, diag.Results) {
-	zs := buildZones(c, prev)
+func renderCluster(c *model.Cluster, prev *Previous, zones *ZoneCache, opt Options) ([]Object, diag.Results) {
+	zs := buildZones(c, prev, zones)
 	shards := zs.shard()
 	rs := zs.rs
 
@@ -161,23 +163,4 @@ func stateKey(view, zone string) string {
 		return bare(zone)
 	}
 	return view + "/" + bare(zone)
-}
-
-// material returns the key material kept in a previous Secret, or new
-// material from r.
-func (p *Previous) material(ns, name, alg string, r io.Reader) ([]byte, error) {
-	if b := p.secretMaterial(ns, name); b != nil {
-		return b, nil
-	}
-	if b := p.generated[ns+"/"+name]; b != nil {
-		return b, nil
-	}
-	if r == nil {
-		return nil, fmt.Errorf("no previous Secret %q and no random source", name)
-	}
-	b, err := objects.NewKeyMaterial(r, alg)
-	if err == nil {
-		p.remember(ns, name, b)
-	}
-	return b, err
 }

@@ -43,7 +43,7 @@ func BenchmarkRender(b *testing.B) {
 		b.Run(gen.BenchName(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, rs := render.Render(clusters, nil, render.Options{Rand: &testutil.DetRand{}}); rs.HasErrors() {
+				if _, rs := render.Render(clusters, nil, nil, render.Options{Rand: &testutil.DetRand{}}); rs.HasErrors() {
 					b.Fatal(rs)
 				}
 			}

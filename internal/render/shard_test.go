@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/gen"
@@ -19,7 +20,6 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
-	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
 // genItems is a generated package as pipeline items.
@@ -114,12 +114,17 @@ func TestShardLargeZone(t *testing.T) {
 		}
 		return b
 	})
-	rrs, err := zonefile.Parse(whole, zone)
-	if err != nil {
+	zp := dns.NewZoneParser(bytes.NewReader(whole), dns.Fqdn(zone), "")
+	zp.SetIncludeAllowed(false)
+	rrs := 0
+	for _, ok := zp.Next(); ok; _, ok = zp.Next() {
+		rrs++
+	}
+	if err := zp.Err(); err != nil {
 		t.Fatalf("reassembled zone does not parse: %v", err)
 	}
-	if len(rrs) < records {
-		t.Errorf("reassembled zone has %d RRs, want at least %d", len(rrs), records)
+	if rrs < records {
+		t.Errorf("reassembled zone has %d RRs, want at least %d", rrs, records)
 	}
 	if bytes.Contains(whole, []byte("$INCLUDE")) {
 		t.Errorf("a part includes another part")

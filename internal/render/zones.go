@@ -27,7 +27,7 @@ type fileRef struct {
 // zones — with their serial state, and what refers to each file: the
 // named.conf plan, the agent's seed list.
 type zoneSet struct {
-	prev      *Previous
+	cache     *ZoneCache
 	prevState map[string]zonefile.State
 	plan      *confPlan
 	state     map[string]zonefile.State
@@ -39,10 +39,11 @@ type zoneSet struct {
 	rs        diag.Results
 }
 
-// buildZones builds every zone file of c, serials carried from prev.
-func buildZones(c *model.Cluster, prev *Previous) *zoneSet {
+// buildZones builds every zone file of c, serials carried from prev, primary
+// zones taken from cache.
+func buildZones(c *model.Cluster, prev *Previous, cache *ZoneCache) *zoneSet {
 	zs := &zoneSet{
-		prev:      prev,
+		cache:     cache,
 		prevState: prev.zoneState(c),
 		plan:      &confPlan{files: map[zoneKey]string{}, catalogs: map[string]string{}, policies: map[zoneKey]string{}},
 		state:     map[string]zonefile.State{},
@@ -100,7 +101,7 @@ func (zs *zoneSet) catalog(v *model.View) {
 }
 
 func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone) {
-	built, rs := zs.prev.BuildZone(z)
+	built, rs := zs.cache.Build(z)
 	zs.failed(rs)
 	if built == nil {
 		return
@@ -113,7 +114,7 @@ func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone) {
 	k := zoneKey{v.Name, z.Name}
 	if z.Writable() {
 		// Dynamic and signed zones live on the data volume, seeded once.
-		dest := layout.DataDir + "/" + primaryDir + "/" + name
+		dest := layout.DataPath(primaryDir, name)
 		zs.writable[name] = z.Src
 		zs.plan.files[k] = dest
 		zs.add(stateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) {
@@ -135,7 +136,7 @@ func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone) {
 		sort.Strings(recs)
 		zs.dyn = append(zs.dyn, layout.DynamicZone{Zone: bare(z.Name), View: v.Name, KeyName: z.UpdateKey.KeyName, KeyFile: keyInclude(c, z.UpdateKey), Records: recs})
 	}
-	zs.prev.forgetZone(z) // its text is made: let the RRs go
+	zs.cache.forget(z) // its text is made: let the RRs go
 }
 
 func (zs *zoneSet) policy(v *model.View, p *model.Policy) {

@@ -28,8 +28,9 @@ import (
 // Check runs every check over the decoded set and the resolved clusters.
 // It reports every problem at once; it never renders objects. Problems the
 // model already reported (dangling references, duplicate zones, views and
-// catalogs) are not reported again.
-func Check(set *model.Set, clusters []*model.Cluster, prev *render.Previous) diag.Results {
+// catalogs) are not reported again. prev is the previous output (serials),
+// zones this run's built zones, shared with the renderer; either may be nil.
+func Check(set *model.Set, clusters []*model.Cluster, prev *render.Previous, zones *render.ZoneCache) diag.Results {
 	var rs diag.Results
 	if set == nil {
 		return rs
@@ -43,7 +44,7 @@ func Check(set *model.Set, clusters []*model.Cluster, prev *render.Previous) dia
 		rs = append(rs, f(set)...)
 	}
 	for _, c := range clusters {
-		rs = append(rs, checkCluster(set, c, prev)...)
+		rs = append(rs, checkCluster(set, c, prev, zones)...)
 	}
 	rs = append(rs, checkObjectIDs(clusters)...)
 	rs = append(rs, checkACLLoops(clusters)...)
@@ -73,12 +74,12 @@ var clusterChecks = []func(*model.Cluster) diag.Results{
 	checkNames,
 }
 
-func checkCluster(set *model.Set, c *model.Cluster, prev *render.Previous) diag.Results {
+func checkCluster(set *model.Set, c *model.Cluster, prev *render.Previous, zones *render.ZoneCache) diag.Results {
 	var rs diag.Results
 	rs = append(rs, checkScopedNames(set, c)...)
 	for _, f := range clusterChecks {
 		rs = append(rs, f(c)...)
 	}
-	rs = append(rs, checkZoneData(c, prev)...)
+	rs = append(rs, checkZoneData(c, prev, zones)...)
 	return rs
 }

@@ -17,7 +17,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.Run(gen.BenchName(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if rs := validate.Check(set, clusters, &render.Previous{}); rs.HasErrors() {
+				if rs := validate.Check(set, clusters, &render.Previous{}, &render.ZoneCache{}); rs.HasErrors() {
 					b.Fatal(rs)
 				}
 			}

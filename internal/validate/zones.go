@@ -191,7 +191,7 @@ func rfc1982Less(a, b uint32) bool {
 // DNSRecords, glue, catalog and policy zones. It adds what only a whole
 // file shows: its size against a ConfigMap, and the serial against the
 // previous render.
-func checkZoneData(c *model.Cluster, prev *render.Previous) diag.Results {
+func checkZoneData(c *model.Cluster, prev *render.Previous, zones *render.ZoneCache) diag.Results {
 	var rs diag.Results
 	for _, v := range c.Views {
 		_, zrs := zonefile.ViewCatalog(v)
@@ -204,7 +204,7 @@ func checkZoneData(c *model.Cluster, prev *render.Previous) diag.Results {
 			if z.Spec.Type != v1alpha1.ZonePrimary {
 				continue
 			}
-			built, zrs := prev.BuildZone(z)
+			built, zrs := zones.Build(z)
 			rs = append(rs, zrs...)
 			if built == nil {
 				continue

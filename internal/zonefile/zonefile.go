@@ -98,12 +98,6 @@ func (z *Zone) Text(serial uint32) []byte {
 	return b.Bytes()
 }
 
-// Parse reads a zone file (as Text writes it) into its RRs, SOA included.
-// $INCLUDE is refused.
-func Parse(text []byte, origin string) ([]dns.RR, error) {
-	return parseAll(string(text), dns.Fqdn(origin))
-}
-
 // contentHash hashes the zone without its serial; lines are its RRs
 // printed, one per RR.
 func contentHash(origin string, ttl uint32, soa *dns.SOA, lines []string) string {

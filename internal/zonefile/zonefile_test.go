@@ -197,10 +197,10 @@ func TestNextSerial(t *testing.T) {
 	}
 }
 
-func TestParseRefusesInclude(t *testing.T) {
-	_, err := Parse([]byte("$ORIGIN example.com.\n$INCLUDE /etc/passwd\n"), "example.com.")
+func TestParseAllRefusesInclude(t *testing.T) {
+	_, err := parseAll("$ORIGIN example.com.\n$INCLUDE /etc/passwd\n", "example.com.")
 	if err == nil {
-		t.Fatal("Parse accepted $INCLUDE")
+		t.Fatal("parseAll accepted $INCLUDE")
 	}
 }
 

@@ -244,9 +244,9 @@ func bypassRender(items []model.Item) (objs []render.Object, renderErrs diag.Res
 	if len(clusters) == 0 {
 		return nil, nil, "no cluster could be resolved"
 	}
-	prev := &render.Previous{}
-	prev.BuildZones(clusters)
-	objs, rs := render.Render(clusters, prev, render.Options{Rand: &testutil.DetRand{}})
+	zones := &render.ZoneCache{}
+	zones.BuildAll(clusters)
+	objs, rs := render.Render(clusters, nil, zones, render.Options{Rand: &testutil.DetRand{}})
 	if len(objs) == 0 {
 		return nil, nil, "render produced nothing"
 	}

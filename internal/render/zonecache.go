@@ -16,34 +16,39 @@ type builtZone struct {
 	rs   diag.Results
 }
 
-// BuildZone is zonefile.Build, done once per zone for the run p belongs to.
+// ZoneCache is one run's built zones: zonefile.Build done once per zone.
 // The validator (which must report every zone's problems even when another
 // check fails) and the renderer both need every zone built, and building
 // is the dominant cost of a large package (BENCHMARKS.md); the pipeline
-// hands both the same Previous, which lives for one run. A nil p builds
-// without remembering. The zone must not change during the run, and the
-// built zone must not be modified.
-func (p *Previous) BuildZone(z *model.Zone) (*zonefile.Zone, diag.Results) {
-	if p == nil {
+// hands both the same cache, which lives for one run. A nil cache builds
+// without remembering. A zone must not change during the run, and a built
+// zone must not be modified.
+type ZoneCache struct {
+	built map[*model.Zone]builtZone
+}
+
+// Build is zonefile.Build(z), built on the first call and remembered.
+func (zc *ZoneCache) Build(z *model.Zone) (*zonefile.Zone, diag.Results) {
+	if zc == nil {
 		return zonefile.Build(z)
 	}
-	if b, ok := p.built[z]; ok {
+	if b, ok := zc.built[z]; ok {
 		return b.zone, b.rs
 	}
 	zone, rs := zonefile.Build(z)
-	if p.built == nil {
-		p.built = map[*model.Zone]builtZone{}
+	if zc.built == nil {
+		zc.built = map[*model.Zone]builtZone{}
 	}
-	p.built[z] = builtZone{zone: zone, rs: rs}
+	zc.built[z] = builtZone{zone: zone, rs: rs}
 	return zone, rs
 }
 
-// BuildZones builds every primary zone of clusters into p's memory at once,
+// BuildAll builds every primary zone of clusters into the cache at once,
 // spread over GOMAXPROCS goroutines: zones are independent, and the
 // validator and renderer then find them built. Results are kept per zone,
 // so the callers' order (and output) stays what it is without this.
-func (p *Previous) BuildZones(clusters []*model.Cluster) {
-	if p == nil {
+func (zc *ZoneCache) BuildAll(clusters []*model.Cluster) {
+	if zc == nil {
 		return
 	}
 	var zones []*model.Zone
@@ -51,7 +56,7 @@ func (p *Previous) BuildZones(clusters []*model.Cluster) {
 		for _, v := range c.Views {
 			for _, z := range v.Zones {
 				if z.Spec.Type == v1alpha1.ZonePrimary {
-					if _, ok := p.built[z]; !ok {
+					if _, ok := zc.built[z]; !ok {
 						zones = append(zones, z)
 					}
 				}
@@ -85,19 +90,19 @@ func (p *Previous) BuildZones(clusters []*model.Cluster) {
 	}
 	close(next)
 	wg.Wait()
-	if p.built == nil {
-		p.built = map[*model.Zone]builtZone{}
+	if zc.built == nil {
+		zc.built = map[*model.Zone]builtZone{}
 	}
 	for i, z := range zones {
-		p.built[z] = built[i]
+		zc.built[z] = built[i]
 	}
 }
 
-// forgetZone drops a built zone from p's memory once the renderer, its last
+// forget drops a built zone from the cache once the renderer, its last
 // user, is done with it, so a large package does not hold every zone's RRs
 // and its text at once.
-func (p *Previous) forgetZone(z *model.Zone) {
-	if p != nil {
-		delete(p.built, z)
+func (zc *ZoneCache) forget(z *model.Zone) {
+	if zc != nil {
+		delete(zc.built, z)
 	}
 }
