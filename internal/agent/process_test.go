@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -21,6 +22,15 @@ func fakeNamed(t *testing.T, body string) string {
 }
 
 func TestNamedSupervision(t *testing.T) {
+	// A process started with SIGHUP ignored (under nohup, or a runner that
+	// ignores it) hands that on to the programs it starts, and a shell cannot
+	// trap a signal that was ignored when it started: the fake named below
+	// would never see the SIGHUP. The real agent subscribes to the signals it
+	// forwards (signal.Notify), which gives named the default disposition;
+	// with Options.Signals set it does not, so the test subscribes instead.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	t.Cleanup(func() { signal.Stop(hup) })
 	cases := map[string]struct {
 		reason   string
 		named    string
