@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -42,11 +43,11 @@ func TestNamedSupervision(t *testing.T) {
 		"NamedDiesCleanly": {reason: "named exiting 0 unasked is still a failure",
 			named: "exit 0", wantCode: 1},
 		"SIGTERMForwarded": {reason: "SIGTERM reaches named, whose clean exit is the agent's",
-			named: `trap 'exit 0' TERM; while :; do sleep 0.05; done`, signal: syscall.SIGTERM, wantCode: -1},
+			named: `trap 'exit 0' TERM; : >%q; while :; do sleep 0.05; done`, signal: syscall.SIGTERM, wantCode: -1},
 		"SIGTERMStatus": {reason: "named's status after a forwarded signal is kept",
-			named: `trap 'exit 7' TERM; while :; do sleep 0.05; done`, signal: syscall.SIGTERM, wantCode: 7},
+			named: `trap 'exit 7' TERM; : >%q; while :; do sleep 0.05; done`, signal: syscall.SIGTERM, wantCode: 7},
 		"SIGHUPForwarded": {reason: "SIGHUP is forwarded and named keeps running",
-			named: `trap 'exit 9' HUP; while :; do sleep 0.05; done`, signal: syscall.SIGHUP, wantCode: 9},
+			named: `trap 'exit 9' HUP; : >%q; while :; do sleep 0.05; done`, signal: syscall.SIGHUP, wantCode: 9},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -55,7 +56,14 @@ func TestNamedSupervision(t *testing.T) {
 			l.writeZones(l.zoneFiles(1, "192.0.2.10"))
 			l.writeConfig([]byte("# p\n"), []byte("# s\n"), l.primaryDoc(nil))
 			o := l.options(0, &fakeResolver{})
-			o.Named, o.NamedCheckconf, o.RNDC = fakeNamed(t, tc.named), "true", "true"
+			// A script that traps a signal creates this file once its trap is
+			// set (the %q in its body), so the signal is sent after that.
+			trapped := filepath.Join(t.TempDir(), "trapped")
+			body := tc.named
+			if tc.signal != nil {
+				body = fmt.Sprintf(body, trapped)
+			}
+			o.Named, o.NamedCheckconf, o.RNDC = fakeNamed(t, body), "true", "true"
 			o.Listen = "off"
 			sigs := make(chan os.Signal, 1)
 			o.Signals = sigs
@@ -69,7 +77,7 @@ func TestNamedSupervision(t *testing.T) {
 			go func() { done <- a.Run(context.Background()) }()
 			<-started
 			if tc.signal != nil {
-				time.Sleep(200 * time.Millisecond) // let the script set its trap
+				waitFile(t, trapped, 10*time.Second)
 				sigs <- tc.signal
 			}
 			var err2 error
@@ -89,5 +97,20 @@ func TestNamedSupervision(t *testing.T) {
 				t.Errorf("%s: named_up still 1", tc.reason)
 			}
 		})
+	}
+}
+
+// waitFile waits until path exists, failing the test after timeout.
+func waitFile(t *testing.T, path string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not appear within %s", path, timeout)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
