@@ -158,22 +158,9 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 // result, written straight from the object's map (one encoding instead of
 // encode, parse and encode again).
 func renderedItem(o render.Object) (outItem, error) {
-	m, err := objects.ToMap(o.Obj)
+	m, meta, err := renderedMap(o)
 	if err != nil {
-		return outItem{}, fmt.Errorf("cannot encode rendered object: %w", err)
-	}
-	meta, _ := m["metadata"].(map[string]any)
-	if meta == nil {
-		return outItem{}, fmt.Errorf("cannot encode rendered object %T: it has no metadata", o.Obj)
-	}
-	if o.Path != "" {
-		ann, _ := meta["annotations"].(map[string]any)
-		if ann == nil {
-			ann = map[string]any{}
-			meta["annotations"] = ann
-		}
-		ann[fn.PathAnnotation] = o.Path
-		ann[legacyPathAnnotation] = o.Path
+		return outItem{}, err
 	}
 	// sigs.k8s.io/yaml.Marshal(m) would write m as JSON, parse that JSON
 	// with yaml.v2 and write the result; yaml.v2 writes m itself to the same
@@ -186,6 +173,29 @@ func renderedItem(o render.Object) (outItem, error) {
 	}
 	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 	return outItem{id: idString(str(m, "apiVersion"), str(m, "kind"), str(meta, "namespace"), str(meta, "name")), doc: y}, nil
+}
+
+// renderedMap is the map of a rendered object as it goes out, and its
+// metadata: the object's fields with the path annotations set.
+func renderedMap(o render.Object) (m, meta map[string]any, err error) {
+	m, err = objects.ToMap(o.Obj)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot encode rendered object: %w", err)
+	}
+	meta, _ = m["metadata"].(map[string]any)
+	if meta == nil {
+		return nil, nil, fmt.Errorf("cannot encode rendered object %T: it has no metadata", o.Obj)
+	}
+	if o.Path != "" {
+		ann, _ := meta["annotations"].(map[string]any)
+		if ann == nil {
+			ann = map[string]any{}
+			meta["annotations"] = ann
+		}
+		ann[fn.PathAnnotation] = o.Path
+		ann[legacyPathAnnotation] = o.Path
+	}
+	return m, meta, nil
 }
 
 // plainNumbers replaces, in place, every json.Number in v (ToMap decodes
