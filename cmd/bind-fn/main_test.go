@@ -12,6 +12,22 @@ import (
 	"github.com/miekg/dns"
 )
 
+// replaceInFile replaces the first old in the file at path with new; old
+// must be there.
+func replaceInFile(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(old)) {
+		t.Fatalf("%s has no %q", path, old)
+	}
+	if err := os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // copyDir copies the top-level files of src into dst.
 func copyDir(t *testing.T, src, dst string) {
 	t.Helper()
@@ -40,32 +56,28 @@ func TestPlanExitCodes(t *testing.T) {
 	base := filepath.Join("..", "..", "internal", "plan", "testdata", "base")
 	cases := map[string]struct {
 		reason string
-		edit   func(dir string)
+		edit   func(t *testing.T, dir string)
 		want   int
 		output string
 	}{
 		"NoChange": {
 			reason: "The same inputs plan nothing: exit 0, CI labels the pull request as no DNS change.",
-			edit:   func(string) {},
+			edit:   func(*testing.T, string) {},
 			want:   exitNoChange,
 			output: "No changes.",
 		},
 		"DNSChange": {
 			reason: "A record change is a DNS change: exit 2.",
-			edit: func(dir string) {
-				p := filepath.Join(dir, "records.yaml")
-				b, _ := os.ReadFile(p)
-				_ = os.WriteFile(p, bytes.Replace(b, []byte("198.51.100.30"), []byte("198.51.100.31"), 1), 0o644)
+			edit: func(t *testing.T, dir string) {
+				replaceInFile(t, filepath.Join(dir, "records.yaml"), "198.51.100.30", "198.51.100.31")
 			},
 			want:   exitDNSChange,
 			output: "+ blog.example.com. 3600 A 198.51.100.31",
 		},
 		"ObjectsOnly": {
 			reason: "Only the image changes: the pods roll, DNS does not: exit 3.",
-			edit: func(dir string) {
-				p := filepath.Join(dir, "cluster.yaml")
-				b, _ := os.ReadFile(p)
-				_ = os.WriteFile(p, bytes.Replace(b, []byte("bind9:9.20"), []byte("bind9:9.20.9"), 1), 0o644)
+			edit: func(t *testing.T, dir string) {
+				replaceInFile(t, filepath.Join(dir, "cluster.yaml"), "bind9:9.20", "bind9:9.20.9")
 			},
 			want:   exitObjects,
 			output: "**Rolls the pods**",
@@ -75,7 +87,7 @@ func TestPlanExitCodes(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			copyDir(t, base, dir)
-			tc.edit(dir)
+			tc.edit(t, dir)
 			var out bytes.Buffer
 			code, err := (&PlanCmd{Dir: dir, Old: base, Format: "markdown", MaxRRsets: 40, MaxZones: 25}).Run(&out)
 			if err != nil {
@@ -104,11 +116,7 @@ func TestPlanGit(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	p := filepath.Join(pkg, "records.yaml")
-	b, _ := os.ReadFile(p)
-	if err := os.WriteFile(p, bytes.Replace(b, []byte("198.51.100.30"), []byte("198.51.100.32"), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	replaceInFile(t, filepath.Join(pkg, "records.yaml"), "198.51.100.30", "198.51.100.32")
 	var out bytes.Buffer
 	code, err := (&PlanCmd{Dir: pkg, Git: "HEAD", Format: "json"}).Run(&out)
 	if err != nil {
@@ -165,11 +173,7 @@ func TestPlanBadInput(t *testing.T) {
 	base := filepath.Join("..", "..", "internal", "plan", "testdata", "base")
 	dir := t.TempDir()
 	copyDir(t, base, dir)
-	p := filepath.Join(dir, "records.yaml")
-	b, _ := os.ReadFile(p)
-	if err := os.WriteFile(p, bytes.Replace(b, []byte(`"198.51.100.30"`), []byte(`"198.51.100.300"`), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	replaceInFile(t, filepath.Join(dir, "records.yaml"), `"198.51.100.30"`, `"198.51.100.300"`)
 	var out bytes.Buffer
 	code, err := (&PlanCmd{Dir: dir, Old: base, Format: "markdown"}).Run(&out)
 	if code != 1 || err == nil || !strings.Contains(err.Error(), "DNSRecord dns/blog (records.yaml") || !strings.Contains(err.Error(), "spec.values[0]") {
