@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -218,8 +217,6 @@ func conditionMessage(o *unstructured.Unstructured, typ string) (status, reason,
 	}
 	return
 }
-
-func isNotFound(err error) bool { return apierrors.IsNotFound(err) }
 
 // kptPackage copies an example into dir with a Kptfile whose pipeline execs
 // the built functions (as the Makefile's example target does).
