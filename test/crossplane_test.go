@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,11 +173,7 @@ func redactDNSSEC(b []byte) []byte {
 
 func writeDocs(t *testing.T, path string, ds map[string]doc) {
 	t.Helper()
-	keys := make([]string, 0, len(ds))
-	for k := range ds {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(ds))
 	var b bytes.Buffer
 	for _, k := range keys {
 		y, err := yaml.Marshal(ds[k])

@@ -3,10 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -220,7 +221,7 @@ func unbounded(s map[string]any, path string, inList bool, rules *int) []string 
 			}
 		}
 	}
-	for _, k := range sortedKeys(props) {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
 		bad = append(bad, unbounded(props[k].(map[string]any), path+"."+k, inList, rules)...)
 	}
 	if it, ok := s["items"].(map[string]any); ok {
@@ -258,13 +259,4 @@ func fieldBound(f map[string]any) string {
 		}
 	}
 	return ""
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -7,8 +7,10 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"math/big"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,11 +74,7 @@ func (p Problem) Error() string { return fmt.Sprintf("%s: %v", p.File, p.Err) }
 func Parse(files map[string][]byte) ([]*Key, []Problem) {
 	var keys []*Key
 	var probs []Problem
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(files))
 	for _, n := range names {
 		stem, ok := strings.CutSuffix(path.Base(n), SuffixKey)
 		if !ok {

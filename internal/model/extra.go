@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -439,10 +441,6 @@ func sizeValue(name, v string, kind optKind) bool {
 
 // KnownOptions lists the option names extraOptions may set (for tests and docs).
 func KnownOptions() []string {
-	out := make([]string, 0, len(knownOptions))
-	for n := range knownOptions {
-		out = append(out, n)
-	}
-	sort.Strings(out)
+	out := slices.Sorted(maps.Keys(knownOptions))
 	return out
 }

@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -135,11 +136,7 @@ func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectLis
 		byZone[k.Zone()] = append(byZone[k.Zone()], k)
 	}
 	lastRec := prev.dnssec[c.Namespace+"/"+layout.DSConfigMapName(c.Name)]
-	names := make([]string, 0, len(zones))
-	for n := range zones {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(zones))
 
 	rs = append(rs, rollWarnings(zones)...)
 	files := map[string][]byte{}

@@ -2,6 +2,8 @@ package validate
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -144,7 +146,7 @@ func checkSecretTemplates(s *model.Set) diag.Results {
 		if o.Obj.Spec.ImportExisting && (len(t.Labels) > 0 || len(t.Annotations) > 0) {
 			rs.Warnf(o.Src, "spec.secretTemplate", "secretTemplate is ignored with importExisting: bind-fn renders no Secret for an imported key; label the Secret where it is made")
 		}
-		for _, k := range sortedKeys(t.Labels) {
+		for _, k := range slices.Sorted(maps.Keys(t.Labels)) {
 			f := fmt.Sprintf("spec.secretTemplate.labels[%s]", k)
 			if strings.HasPrefix(k, "app.kubernetes.io/") {
 				rs.Errorf(o.Src, f, "cannot set label %q in secretTemplate: bind-fn manages the app.kubernetes.io/ labels; use another prefix", k)
@@ -157,22 +159,13 @@ func checkSecretTemplates(s *model.Set) diag.Results {
 				rs.Errorf(o.Src, f, "cannot use %q as a label value: %s", t.Labels[k], strings.Join(errs, "; "))
 			}
 		}
-		for _, k := range sortedKeys(t.Annotations) {
+		for _, k := range slices.Sorted(maps.Keys(t.Annotations)) {
 			if errs := validation.IsQualifiedName(strings.ToLower(k)); len(errs) > 0 {
 				rs.Errorf(o.Src, fmt.Sprintf("spec.secretTemplate.annotations[%s]", k), "cannot use %q as an annotation key: %s", k, strings.Join(errs, "; "))
 			}
 		}
 	}
 	return rs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // checkObjectNames checks the names that reach named.conf, zone files or
@@ -196,7 +189,7 @@ func checkObjectNames(s *model.Set) diag.Results {
 			rs.Errorf(o.Src, f, "cannot name the key's Secret %q: %v", sn, err)
 		}
 		if a := strings.ToLower(sp.Algorithm); a != "" && !tsigAlgorithms[a] {
-			rs.Errorf(o.Src, "spec.algorithm", "cannot use TSIG algorithm %q: use one of %s", sp.Algorithm, strings.Join(sortedKeys(tsigAlgorithms), ", "))
+			rs.Errorf(o.Src, "spec.algorithm", "cannot use TSIG algorithm %q: use one of %s", sp.Algorithm, strings.Join(slices.Sorted(maps.Keys(tsigAlgorithms)), ", "))
 		}
 	}
 	for _, o := range s.ACLs {

@@ -2,9 +2,11 @@ package differential
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -117,11 +119,7 @@ func TestDivergences(t *testing.T) {
 	if len(cases) == 0 {
 		t.Fatal("no cases under testdata/divergences")
 	}
-	names := make([]string, 0, len(cases))
-	for n := range cases {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(cases))
 	for _, name := range names {
 		c := cases[name]
 		t.Run(name, func(t *testing.T) {
@@ -299,11 +297,7 @@ func TestRandomPackages(t *testing.T) {
 	n = done
 	t.Logf("%d packages (seeds %d..%d) in %s: %.2f packages/s; accepted %d (BIND loads %d), refused %d (%d not askable), divergent %d in %d kinds",
 		n, seed, seed+uint64(n)-1, el.Round(time.Millisecond), float64(n)/el.Seconds(), accepted, loadsOK, refused, unasked, divergent, len(bySig))
-	sigs := make([]string, 0, len(bySig))
-	for s := range bySig {
-		sigs = append(sigs, s)
-	}
-	sort.Strings(sigs)
+	sigs := slices.Sorted(maps.Keys(bySig))
 	shrinkDir := os.Getenv(envShrink)
 	for _, sig := range sigs {
 		list := bySig[sig]

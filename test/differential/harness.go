@@ -18,11 +18,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -171,7 +172,7 @@ func renderedText(objs []render.Object) string {
 	for _, o := range objs {
 		switch x := o.Obj.(type) {
 		case *corev1.ConfigMap:
-			for _, k := range sortedKeys2(x.Data) {
+			for _, k := range slices.Sorted(maps.Keys(x.Data)) {
 				b.WriteString(x.Data[k])
 				b.WriteByte('\n')
 			}
@@ -187,15 +188,6 @@ func renderedText(objs []render.Object) string {
 		}
 	}
 	return b.String()
-}
-
-func sortedKeys2(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 var fieldSeg = regexp.MustCompile(`^([A-Za-z]+)(?:\[(\d+)\])?$`)
@@ -335,11 +327,7 @@ func BINDCheck(t testing.TB, objs []render.Object, opt Options) (fails []Failure
 	if f := guard(func() { clusters = testutil.Clusters(st, objs) }); f != "" {
 		return []Failure{{Stage: StageLayout, Msg: f}}
 	}
-	names := make([]string, 0, len(clusters))
-	for n := range clusters {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(clusters))
 	for _, n := range names {
 		fails = append(fails, checkCluster(t, clusters[n], opt)...)
 		if opt.FirstFailure && len(fails) > 0 {

@@ -1,6 +1,8 @@
 package differential
 
 import (
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,7 +29,7 @@ func steps(p pkggen.Package) []step {
 		walk = func(v any, path []any) {
 			switch x := v.(type) {
 			case map[string]any:
-				for _, k := range sortedKeys(x) {
+				for _, k := range slices.Sorted(maps.Keys(x)) {
 					pp := append(append([]any(nil), path...), k)
 					deep = append(deep, step{obj: i, path: pp})
 					walk(x[k], pp)
@@ -51,19 +53,6 @@ func steps(p pkggen.Package) []step {
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
 }
 
 // apply returns a copy of p with s applied, or false when s no longer fits.

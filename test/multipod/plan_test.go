@@ -3,9 +3,10 @@ package multipod
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -307,11 +308,7 @@ func axfrFromClient(server, zone string, key TSIG) ([]dns.RR, error) {
 // signed zone's is its signer's: those are not compared.
 func diffStates(want, got map[string]zoneState, zplans map[string]plan.ZonePlan) error {
 	var errs []string
-	ids := make([]string, 0, len(want))
-	for id := range want {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(want))
 	for _, id := range ids {
 		w, g := want[id], got[id]
 		switch {

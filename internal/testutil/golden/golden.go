@@ -8,9 +8,10 @@ import (
 	"bytes"
 	"flag"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -63,10 +64,10 @@ func CheckDir(t testing.TB, dir string, files map[string][]byte) {
 	if err != nil {
 		t.Fatalf("%v (run go test -update in this package to create the golden files)", err)
 	}
-	if diff := cmp.Diff(keys(want), keys(files)); diff != "" {
+	if diff := cmp.Diff(slices.Sorted(maps.Keys(want)), slices.Sorted(maps.Keys(files))); diff != "" {
 		t.Errorf("files differ from %s (-want +got):\n%s", dir, diff)
 	}
-	for _, p := range keys(want) {
+	for _, p := range slices.Sorted(maps.Keys(want)) {
 		if g, ok := files[p]; ok && !bytes.Equal(want[p], g) {
 			t.Errorf("%s differs from the golden file (-want +got; go test -update rewrites it):\n%s", filepath.Join(dir, p), cmp.Diff(string(want[p]), string(g)))
 		}
@@ -81,13 +82,4 @@ func write(t testing.TB, path string, b []byte) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func keys(m map[string][]byte) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
