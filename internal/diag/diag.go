@@ -27,6 +27,15 @@ type ObjectRef struct {
 	Name       string `json:"name,omitempty"`
 }
 
+// RefOf is the reference of an object decoded into a map: its apiVersion,
+// kind and metadata's namespace and name (empty where absent or not a
+// string).
+func RefOf(obj map[string]any) ObjectRef {
+	meta, _ := obj["metadata"].(map[string]any)
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	return ObjectRef{APIVersion: str(obj, "apiVersion"), Kind: str(obj, "kind"), Namespace: str(meta, "namespace"), Name: str(meta, "name")}
+}
+
 func (r ObjectRef) String() string {
 	if r.Namespace == "" {
 		return fmt.Sprintf("%s/%s", r.Kind, r.Name)

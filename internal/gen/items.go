@@ -1,12 +1,10 @@
 package gen
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"sigs.k8s.io/yaml"
 
-	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 )
 
@@ -20,21 +18,11 @@ func (p *Package) Items() ([]model.Item, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s[%d]: %w", f, i, err)
 			}
-			var meta struct {
-				APIVersion string `json:"apiVersion"`
-				Kind       string `json:"kind"`
-				Metadata   struct {
-					Name      string `json:"name"`
-					Namespace string `json:"namespace"`
-				} `json:"metadata"`
-			}
-			if err := json.Unmarshal(js, &meta); err != nil {
+			it, err := model.ItemOf(f, i, js)
+			if err != nil {
 				return nil, fmt.Errorf("%s[%d]: %w", f, i, err)
 			}
-			out = append(out, model.Item{
-				Source: diag.Source{File: f, Index: i, Ref: diag.ObjectRef{APIVersion: meta.APIVersion, Kind: meta.Kind, Namespace: meta.Metadata.Namespace, Name: meta.Metadata.Name}},
-				JSON:   js,
-			})
+			out = append(out, it)
 		}
 	}
 	return out, nil

@@ -35,14 +35,11 @@ func (r *Result) Items() ([]model.Item, error) {
 			if err != nil {
 				return nil, err
 			}
-			var meta struct {
-				APIVersion, Kind string
-				Metadata         struct{ Name, Namespace string }
-			}
-			if err := json.Unmarshal(js, &meta); err != nil {
+			it, err := model.ItemOf(f, i, js)
+			if err != nil {
 				return nil, err
 			}
-			out = append(out, model.Item{Source: diag.Source{File: f, Index: i, Ref: diag.ObjectRef{APIVersion: meta.APIVersion, Kind: meta.Kind, Namespace: meta.Metadata.Namespace, Name: meta.Metadata.Name}}, JSON: js})
+			out = append(out, it)
 		}
 	}
 	return out, nil

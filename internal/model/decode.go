@@ -26,6 +26,24 @@ type Item struct {
 	JSON []byte
 }
 
+// ItemOf is one object's JSON as the item at index of file, its source
+// naming the object by its apiVersion, kind, namespace and name.
+func ItemOf(file string, index int, js []byte) (Item, error) {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(js, &head); err != nil {
+		return Item{}, err
+	}
+	ref := diag.ObjectRef{APIVersion: head.APIVersion, Kind: head.Kind, Namespace: head.Metadata.Namespace, Name: head.Metadata.Name}
+	return Item{Source: diag.Source{Ref: ref, File: file, Index: index}, JSON: js}, nil
+}
+
 // Set holds the decoded objects of the group, in input order.
 type Set struct {
 	Clusters       []Obj[v1alpha1.BindCluster]

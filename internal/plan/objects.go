@@ -169,10 +169,7 @@ func (p *Package) AddFile(name string, data []byte) error {
 		}
 		meta, _ := m["metadata"].(map[string]any)
 		if model.IsGroup(str(m, "apiVersion")) {
-			p.Items = append(p.Items, model.Item{Source: diag.Source{
-				Ref:  diag.ObjectRef{APIVersion: str(m, "apiVersion"), Kind: str(m, "kind"), Namespace: str(meta, "namespace"), Name: str(meta, "name")},
-				File: name, Index: i,
-			}, JSON: js})
+			p.Items = append(p.Items, model.Item{Source: diag.Source{Ref: diag.RefOf(m), File: name, Index: i}, JSON: js})
 			continue
 		}
 		if strMap(meta["labels"])[objects.LabelManagedBy] != objects.ManagedBy {

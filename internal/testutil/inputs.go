@@ -67,11 +67,9 @@ func DecodeItems(file string, data []byte) ([]model.Item, error) {
 		if err != nil {
 			return nil, err
 		}
-		meta, _ := obj["metadata"].(map[string]any)
-		str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 		items = append(items, model.Item{
 			Source: diag.Source{
-				Ref:   diag.ObjectRef{APIVersion: str(obj, "apiVersion"), Kind: str(obj, "kind"), Namespace: str(meta, "namespace"), Name: str(meta, "name")},
+				Ref:   diag.RefOf(obj),
 				File:  file,
 				Index: i,
 			},

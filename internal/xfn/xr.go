@@ -383,9 +383,7 @@ func item(src diag.Source, field, kind, name, ns string, spec map[string]any, cl
 // is false when the object is not in namespace ns (crossplane render, for
 // one, ignores the selector's namespace) or not of the group.
 func RequiredItem(obj map[string]any, ns string) (model.Item, bool, error) {
-	meta, _ := obj["metadata"].(map[string]any)
-	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
-	ref := diag.ObjectRef{APIVersion: str(obj, "apiVersion"), Kind: str(obj, "kind"), Namespace: str(meta, "namespace"), Name: str(meta, "name")}
+	ref := diag.RefOf(obj)
 	if ref.Namespace != ns || !model.IsGroup(ref.APIVersion) {
 		return model.Item{}, false, nil
 	}
