@@ -158,7 +158,7 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 // result, written straight from the object's map (one encoding instead of
 // encode, parse and encode again).
 func renderedItem(o render.Object) (outItem, error) {
-	m, meta, err := renderedMap(o)
+	m, err := renderedMap(o)
 	if err != nil {
 		return outItem{}, err
 	}
@@ -171,20 +171,20 @@ func renderedItem(o render.Object) (outItem, error) {
 	if err != nil {
 		return outItem{}, fmt.Errorf("cannot encode rendered object: %w", err)
 	}
-	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
-	return outItem{id: idString(str(m, "apiVersion"), str(m, "kind"), str(meta, "namespace"), str(meta, "name")), doc: y}, nil
+	ref := diag.RefOf(m)
+	return outItem{id: idString(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name), doc: y}, nil
 }
 
-// renderedMap is the map of a rendered object as it goes out, and its
-// metadata: the object's fields with the path annotations set.
-func renderedMap(o render.Object) (m, meta map[string]any, err error) {
-	m, err = objects.ToMap(o.Obj)
+// renderedMap is the map of a rendered object as it goes out: the object's
+// fields with the path annotations set.
+func renderedMap(o render.Object) (map[string]any, error) {
+	m, err := objects.ToMap(o.Obj)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot encode rendered object: %w", err)
+		return nil, fmt.Errorf("cannot encode rendered object: %w", err)
 	}
-	meta, _ = m["metadata"].(map[string]any)
+	meta, _ := m["metadata"].(map[string]any)
 	if meta == nil {
-		return nil, nil, fmt.Errorf("cannot encode rendered object %T: it has no metadata", o.Obj)
+		return nil, fmt.Errorf("cannot encode rendered object %T: it has no metadata", o.Obj)
 	}
 	if o.Path != "" {
 		ann, _ := meta["annotations"].(map[string]any)
@@ -195,7 +195,7 @@ func renderedMap(o render.Object) (m, meta map[string]any, err error) {
 		ann[fn.PathAnnotation] = o.Path
 		ann[legacyPathAnnotation] = o.Path
 	}
-	return m, meta, nil
+	return m, nil
 }
 
 // plainNumbers replaces, in place, every json.Number in v (ToMap decodes

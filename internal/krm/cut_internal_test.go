@@ -37,7 +37,7 @@ func TestRenderedItemMatchesMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, _, err := renderedMap(o) // a fresh map: renderedItem changed its own
+		m, err := renderedMap(o) // a fresh map: renderedItem changed its own
 		if err != nil {
 			t.Fatal(err)
 		}
