@@ -9,6 +9,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/plan"
 )
 
 // isCatalog says whether a primary zone's content is a catalog zone (RFC
@@ -124,7 +125,7 @@ func (im *importer) policyZone(s namedconf.Located, name, view string, opts map[
 		t := int32(g.ttl)
 		rec.TTL = &t
 		for _, rr := range g.rrs {
-			rec.Values = append(rec.Values, rdata(rr))
+			rec.Values = append(rec.Values, plan.Rdata(rr))
 		}
 		p.Spec.Records = append(p.Spec.Records, rec)
 	}

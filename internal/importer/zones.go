@@ -310,8 +310,6 @@ func relName(owner, zone string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(owner, "."), "."+strings.TrimSuffix(zone, "."))
 }
 
-func rdata(rr dns.RR) string { return plan.Rdata(rr) }
-
 // zoneRecords fills a primary zone from its RRs: the SOA into spec.soa, the
 // apex NS into nameservers, every other RRset into records.
 func (im *importer) zoneRecords(z *v1alpha1.BindZone, rrs []dns.RR, f namedconf.Located) {
@@ -360,7 +358,7 @@ func (im *importer) zoneRecords(z *v1alpha1.BindZone, rrs []dns.RR, f namedconf.
 			rec.TTL = &t
 		}
 		for _, rr := range g.rrs {
-			rec.Values = append(rec.Values, rdata(rr))
+			rec.Values = append(rec.Values, plan.Rdata(rr))
 		}
 		z.Spec.Records = append(z.Spec.Records, rec)
 	}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 
@@ -32,7 +33,7 @@ func ZoneDataOf(rrs []dns.RR) (ZoneData, uint32) {
 	out := ZoneData{}
 	for k, s := range sets {
 		sort.Strings(s.values)
-		out[dataKey(k.name, typeName(k.typ))] = RRsetData{TTL: s.ttl, Values: compactStrings(s.values)}
+		out[dataKey(k.name, typeName(k.typ))] = RRsetData{TTL: s.ttl, Values: slices.Compact(s.values)}
 	}
 	var serial uint32
 	if s := soaSet(soa); s != nil {

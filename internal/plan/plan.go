@@ -13,7 +13,9 @@ package plan
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -260,24 +262,11 @@ func compareCluster(o, n *snapshot) *ClusterPlan {
 func dataChanged(o, n *snapshot) bool {
 	for _, k := range mapkeys.Union(o.objs, n.objs) {
 		a, b := o.objs[k], n.objs[k]
-		if a == nil || b == nil || !equalData(a.Data, b.Data) || !bytes.Equal(a.Spec, b.Spec) || !bytes.Equal(a.Template, b.Template) {
+		if a == nil || b == nil || !maps.EqualFunc(a.Data, b.Data, bytes.Equal) || !bytes.Equal(a.Spec, b.Spec) || !bytes.Equal(a.Template, b.Template) {
 			return true
 		}
 	}
 	return false
-}
-
-func equalData(a, b map[string][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		w, ok := b[k]
-		if !ok || !bytes.Equal(v, w) {
-			return false
-		}
-	}
-	return true
 }
 
 func compareKeys(o, n *snapshot) []KeyChange {
@@ -475,7 +464,7 @@ func soaSet(s *dns.SOA) *rrset {
 	}
 	c := *s
 	c.Serial = 0
-	v := rdata(&c)
+	v := Rdata(&c)
 	// The serial is the third field: show it as "-" rather than 0.
 	f := strings.Fields(v)
 	if len(f) == 7 {
@@ -514,7 +503,7 @@ func compareRRsets(a, b *zone) []RRsetChange {
 		case y == nil:
 			t := x.ttl
 			out = append(out, RRsetChange{Name: x.owner, Type: typ, Change: Removed, OldTTL: &t, Old: x.values})
-		case x.ttl != y.ttl || !equalStrings(x.values, y.values):
+		case x.ttl != y.ttl || !slices.Equal(x.values, y.values):
 			ot, nt := x.ttl, y.ttl
 			out = append(out, RRsetChange{Name: y.owner, Type: typ, Change: Changed, OldTTL: &ot, NewTTL: &nt, Old: x.values, New: y.values})
 		}
@@ -539,16 +528,4 @@ func compareNames(a, b string) int {
 		}
 	}
 	return len(la) - len(lb)
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -108,8 +108,8 @@ func TestRdata(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := rdata(rr); got != want {
-			t.Errorf("rdata(%q) = %q, want %q", s, got, want)
+		if got := Rdata(rr); got != want {
+			t.Errorf("Rdata(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

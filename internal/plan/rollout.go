@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	"git.unkin.net/unkin/bind-fn/internal/mapkeys"
@@ -30,7 +31,7 @@ func compareObjects(o, n *snapshot) ([]ObjectChange, Rollout) {
 		case b == nil:
 			out = append(out, ObjectChange{Kind: x.Kind, Name: x.Name, Change: Removed})
 		default:
-			if !bytes.Equal(a.Spec, b.Spec) || !equalStringMap(a.Labels, b.Labels) || !equalStringMap(a.Annotations, b.Annotations) {
+			if !bytes.Equal(a.Spec, b.Spec) || !maps.Equal(a.Labels, b.Labels) || !maps.Equal(a.Annotations, b.Annotations) {
 				out = append(out, ObjectChange{Kind: x.Kind, Name: x.Name, Change: Changed})
 			}
 			if !bytes.Equal(a.Template, b.Template) {
@@ -40,18 +41,6 @@ func compareObjects(o, n *snapshot) ([]ObjectChange, Rollout) {
 		}
 	}
 	return out, r
-}
-
-func equalStringMap(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || v != w {
-			return false
-		}
-	}
-	return true
 }
 
 // jsonPaths lists the paths (down to depth levels) where two JSON documents

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -266,7 +267,7 @@ func addRR(sets map[rrKey]*rrset, rr dns.RR) *dns.SOA {
 		set = &rrset{owner: h.Name, ttl: h.Ttl}
 		sets[k] = set
 	}
-	set.values = append(set.values, rdata(rr))
+	set.values = append(set.values, Rdata(rr))
 	return nil
 }
 
@@ -286,12 +287,10 @@ func parseZone(origin, file string, text []byte) (map[rrKey]*rrset, *dns.SOA, er
 	}
 	for _, set := range sets {
 		sort.Strings(set.values)
-		set.values = compactStrings(set.values)
+		set.values = slices.Compact(set.values)
 	}
 	return sets, soa, nil
 }
-
-func rdata(rr dns.RR) string { return Rdata(rr) }
 
 // Rdata is an RR's presentation format without its header: the header is
 // "owner<TAB>ttl<TAB>class<TAB>type<TAB>" (a tab in a name is escaped), so
@@ -306,17 +305,6 @@ func Rdata(rr dns.RR) string {
 		s = s[i+1:]
 	}
 	return s
-}
-
-func compactStrings(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i > 0 && v == s[i-1] {
-			continue
-		}
-		out = append(out, v)
-	}
-	return out
 }
 
 // splice replaces each `$INCLUDE <path>` line the renderer writes (a zone
