@@ -28,7 +28,12 @@ func checkClusterSpec(c *model.Cluster) diag.Results {
 		rs.Errorf(c.Src, "spec.replicas", "cannot run %d replicas: use 1 or more", sp.Replicas)
 	}
 	switch sp.DNSSECValidation {
-	case "", "auto", "yes", "no":
+	case "", "auto", "no":
+	case "yes":
+		// yes validates with the configured trust anchors only, and bind-fn
+		// renders none: BIND 9.18 then validates nothing, BIND 9.20 refuses
+		// the config ("requires configured 'trust-anchors'").
+		rs.Errorf(c.Src, "spec.dnssecValidation", "cannot use dnssecValidation \"yes\": it validates only against configured trust anchors, which bind-fn does not render, and BIND 9.20 refuses it without them; use auto (the root's built-in key) or no")
 	default:
 		rs.Errorf(c.Src, "spec.dnssecValidation", "cannot use dnssecValidation %q: use auto, yes or no", sp.DNSSECValidation)
 	}

@@ -314,8 +314,11 @@ func probe(t testing.TB, conf string) (string, error) {
 		t.Fatal(err)
 	}
 	f.Close()
-	out, err := bindtools.Offline(t, bindtools.BINDPath(t, "named-checkconf"), f.Name()).CombinedOutput()
-	return strings.TrimSpace(strings.ReplaceAll(string(out), f.Name(), "probe.conf")), err
+	out, err := bindtools.OnEvery(t, func(r bindtools.Release) (string, error) {
+		o, err := r.Offline(t, "named-checkconf", f.Name()).CombinedOutput()
+		return string(o), err
+	})
+	return strings.TrimSpace(strings.ReplaceAll(out, f.Name(), "probe.conf")), err
 }
 
 var bypassArtifact = regexp.MustCompile(`file not found|writeable file '':|file ""`)
@@ -417,13 +420,16 @@ func checkCluster(t testing.TB, c *testutil.Cluster, opt Options) (fails []Failu
 	if pods[0].ok {
 		zones = zoneFiles(t, pods[0].root, layout.ConfigFile(layout.NamedConfPrimary))
 		for _, z := range zones {
-			out, err := bindtools.Offline(t, bindtools.BINDPath(t, "named-checkzone"), "-k", "fail", "-i", "local", z.name, filepath.Join(pods[0].root, z.file)).CombinedOutput()
+			out, err := bindtools.OnEvery(t, func(r bindtools.Release) (string, error) {
+				o, err := r.Offline(t, "named-checkzone", "-k", "fail", "-i", "local", z.name, filepath.Join(pods[0].root, z.file)).CombinedOutput()
+				return string(o), err
+			})
 			if err != nil {
 				where := z.name
 				if z.view != "" {
 					where += " in view " + z.view
 				}
-				fails = append(fails, Failure{Stage: StageCheckzone, Cluster: c.Name, Where: where, Msg: trimPaths(string(out), pods[0].root)})
+				fails = append(fails, Failure{Stage: StageCheckzone, Cluster: c.Name, Where: where, Msg: trimPaths(out, pods[0].root)})
 			}
 		}
 	}
@@ -531,7 +537,8 @@ func trimPaths(out, root string) string {
 // podScript runs inside `unshare -n -m` (a private network and mount
 // namespace): loopback up, the pod's tree bound over the mount points — /etc
 // behind an overlay and /run behind a tmpfs, so no mount point is created
-// in the shared root — then named.
+// in the shared root — then the release's /usr (BINDFN_USR, bindtools:
+// named is that release's), then named.
 const podScript = `set -e
 ip link set lo up
 mount -t tmpfs bindfn-diff "$POD_ROOT/.ovl"
@@ -543,6 +550,7 @@ mount -t tmpfs bindfn-run /run
 mkdir -p /run/bind-fn
 mount --bind "$POD_ROOT/run/bind-fn" /run/bind-fn
 mount --bind "$POD_ROOT/var/lib/bind" /var/lib/bind
+if [ -n "$BINDFN_USR" ]; then mount --bind -o ro "$BINDFN_USR" /usr; fi
 exec "$@"
 `
 
@@ -565,11 +573,12 @@ var benign = regexp.MustCompile(`(?i)(network unreachable|resolver priming|manag
 // every zone (or exits), and returns what went wrong.
 func runNamed(t testing.TB, cluster, root, conf string) []Failure {
 	where := roleOf(conf)
-	named := bindtools.BINDPath(t, "named")
+	rel := bindtools.Current(t)
+	named := rel.Prog(t, "named")
 	ctx, cancel := context.WithTimeout(context.Background(), NamedTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "unshare", "-n", "-m", "/bin/sh", "-c", podScript, "pod", named, "-g", "-n", "1", "-c", layout.ConfigFile(conf))
-	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "POD_ROOT=" + root}
+	cmd.Env = append([]string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "POD_ROOT=" + root}, rel.Env(t)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	pr, pw, err := os.Pipe()

@@ -71,10 +71,11 @@ type namedProc struct {
 }
 
 func startPairNamed(t testing.TB, ctx context.Context, root, conf, net string, env ...string) (*namedProc, error) {
-	named := bindtools.BINDPath(t, "named")
+	rel := bindtools.Current(t)
+	named := rel.Prog(t, "named")
 	script := strings.Replace(podScript, "ip link set lo up\n", "ip link set lo up\n"+net, 1)
 	cmd := exec.CommandContext(ctx, "unshare", "-n", "-m", "/bin/sh", "-c", script, "pod", named, "-g", "-n", "1", "-c", layout.ConfigFile(conf))
-	cmd.Env = append([]string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "POD_ROOT=" + root}, env...)
+	cmd.Env = append(append([]string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "POD_ROOT=" + root}, rel.Env(t)...), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	pr, pw, err := os.Pipe()

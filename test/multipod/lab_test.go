@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // The lab: everything runs inside private network, mount and PID namespaces
@@ -106,8 +108,10 @@ type Lab struct {
 	t      *testing.T
 	dir    string
 	binDir string // mounted at /bind-fn/bin in every pod
-	mu     sync.Mutex
-	nveth  int
+	// release is the BIND every process of the lab runs (bindtools.Current).
+	release bindtools.Release
+	mu      sync.Mutex
+	nveth   int
 }
 
 // podMountPoints must exist in the (shared) root file system: each pod's
@@ -176,7 +180,15 @@ func newLab(t *testing.T, binDir string) *Lab {
 			f.Close()
 		}
 	}
-	return &Lab{t: t, dir: t.TempDir(), binDir: binDir}
+	rel := bindtools.Current(t)
+	t.Logf("the lab runs %s (%s)", rel, bindtools.EnvRelease)
+	return &Lab{t: t, dir: t.TempDir(), binDir: binDir, release: rel}
+}
+
+// withRelease makes n run r's BIND (a mixed-version cluster).
+func (l *Lab) withRelease(n *Netns, r bindtools.Release) {
+	l.t.Helper()
+	n.Usr = r.Usr(l.t)
 }
 
 // Netns is one pod's network namespace with a veth on the lab bridge.
@@ -185,6 +197,9 @@ type Netns struct {
 	IP   string // the pod IP (first address, source of its packets)
 	// Extra are /32 addresses standing in for Service VIPs (DNAT targets).
 	Extra []string
+	// Usr is bound over /usr for every process started in it: the BIND
+	// release it runs ("" for the host's).
+	Usr string
 }
 
 func (l *Lab) addNetns(name, ip string, extra ...string) *Netns {
@@ -206,7 +221,7 @@ func (l *Lab) addNetns(name, ip string, extra ...string) *Netns {
 	}
 	sh(t, "ip", "-n", name, "link", "set", "eth0", "up")
 	sh(t, "ip", "-n", name, "route", "add", "default", "via", labClient)
-	return &Netns{Name: name, IP: ip, Extra: extra}
+	return &Netns{Name: name, IP: ip, Extra: extra, Usr: l.release.Usr(t)}
 }
 
 // setIP moves the pod to a new address (its old one is gone), as a
@@ -233,8 +248,10 @@ type Proc struct {
 
 // podScript enters a private mount namespace (inside `ip netns exec`, which
 // already gives one), binds the pod's tree over the mount points and the
-// pod's hosts file over /etc/hosts, then execs the container command with
-// the container's environment only.
+// pod's hosts file over /etc/hosts, binds the pod's BIND release over /usr
+// (POD_USR, bindtools.Release.Usr: every program the pod runs, named,
+// named-checkconf and rndc among them, is that release's), then execs the
+// container command with the container's environment only.
 const podScript = `set -e
 if [ -n "$POD_ROOT" ]; then
 mount --make-rprivate /
@@ -243,6 +260,9 @@ mount --bind "$POD_ROOT/run/bind-fn" /run/bind-fn
 mount --bind "$POD_ROOT/var/lib/bind" /var/lib/bind
 mount --bind "$POD_BIN" /bind-fn/bin
 mount --bind "$POD_ROOT/etc/hosts" /etc/hosts
+fi
+if [ -n "$POD_USR" ]; then
+mount --bind -o ro "$POD_USR" /usr
 fi
 eval "exec env -i $POD_ENV \"\$@\""
 `
@@ -260,7 +280,7 @@ func (l *Lab) startProc(n *Netns, root string, env []string, argv []string, logw
 	}
 	args := append([]string{"netns", "exec", n.Name, "unshare", "-m", "--propagation", "private", "--", "/bin/sh", "-c", podScript, "pod"}, argv...)
 	cmd := exec.Command("ip", args...)
-	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "POD_ROOT=" + root, "POD_BIN=" + l.binDir, "POD_ENV=" + strings.Join(quoted, " ")}
+	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "POD_ROOT=" + root, "POD_BIN=" + l.binDir, "POD_USR=" + n.Usr, "POD_ENV=" + strings.Join(quoted, " ")}
 	cmd.Stdout, cmd.Stderr = logw, logw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

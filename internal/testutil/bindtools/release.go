@@ -225,14 +225,14 @@ func (r Release) cmd(t testing.TB, argv []string) *exec.Cmd {
 	return c
 }
 
-// Env is the environment entry a caller that builds its own command line
-// around UsrScript must pass ("" for the host's release).
-func (r Release) Env(t testing.TB) string {
+// Env is the environment a caller that builds its own command line around
+// UsrScript must pass (none for the host's release).
+func (r Release) Env(t testing.TB) []string {
 	t.Helper()
 	if r.Host() {
-		return ""
+		return nil
 	}
-	return "BINDFN_USR=" + r.Usr(t)
+	return []string{"BINDFN_USR=" + r.Usr(t)}
 }
 
 // ReleaseError is a refusal by one release.
