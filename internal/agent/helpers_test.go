@@ -178,6 +178,12 @@ func (l *lab) options(ordinal int, r Resolver) Options {
 	o.ReadyRecheck = 300 * time.Millisecond
 	o.PrimaryWait = 20 * time.Second
 	o.Resolver = r
+	// named, named-checkconf and rndc of the release under test
+	// (bindtools.Current: 9.20 unless BINDFN_BIND=9.18).
+	rel := bindtools.Current(l.t)
+	o.Named = rel.Script(l.t, l.root, "named")
+	o.NamedCheckconf = rel.Script(l.t, l.root, "named-checkconf")
+	o.RNDC = rel.Script(l.t, l.root, "rndc")
 	o.Log = slog.New(slog.NewTextHandler(l.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	o.Output = l.logs
 	return o

@@ -309,12 +309,17 @@ func TestBYOFromDnssecKeygen(t *testing.T) {
 	}
 }
 
-// TestBINDAdoptsKeys runs named (Debian's BIND 9.18 here) with a
+// TestBINDAdoptsKeys runs named of every release (9.18 and 9.20) with a
 // dnssec-policy over a key-directory holding keys bind-fn made, and proves
 // named signs with exactly them: the DNSKEY RRset it serves is ours, and it
 // made no key of its own.
 func TestBINDAdoptsKeys(t *testing.T) {
-	named := bindtools.BINDPath(t, "named")
+	for _, r := range bindtools.Releases {
+		t.Run(r.Name, func(t *testing.T) { testBINDAdoptsKeys(t, r) })
+	}
+}
+
+func testBINDAdoptsKeys(t *testing.T, r bindtools.Release) {
 	cases := map[string]struct {
 		policy string
 		specs  []dnssec.Spec
@@ -357,7 +362,9 @@ zone "example.test" { type primary; file "db"; dnssec-policy "p"; inline-signing
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var log bytes.Buffer
-			cmd := exec.CommandContext(ctx, named, "-g", "-c", filepath.Join(dir, "named.conf"))
+			argv := r.Argv(t, false, "named", "-g", "-c", filepath.Join(dir, "named.conf"))
+			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+			cmd.Env = append(os.Environ(), r.Env(t)...)
 			cmd.Stdout, cmd.Stderr = &log, &log
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)

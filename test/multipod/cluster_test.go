@@ -18,6 +18,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // Inputs is a package of bind.unkin.net objects the test may edit.
@@ -142,6 +143,9 @@ type podPlan struct {
 	Extra map[int][]string
 	// NetnsPrefix keeps a second render of the same cluster apart.
 	NetnsPrefix string
+	// Releases runs ordinal i on another BIND release than the lab's (a
+	// rolling upgrade caught half way).
+	Releases map[int]bindtools.Release
 }
 
 // startCluster lays out and starts every pod of the rendered cluster.
@@ -162,6 +166,9 @@ func (l *Lab) startCluster(r *Rendered, name string, plan podPlan) *Cluster {
 		}
 		p := &Pod{lab: l, Name: podName, Ordinal: i, Root: filepath.Join(l.dir, plan.NetnsPrefix+podName), cluster: rc}
 		p.Net = l.addNetns(plan.NetnsPrefix+podName, plan.IP(i), extra...)
+		if rel, ok := plan.Releases[i]; ok {
+			l.withRelease(p.Net, rel)
+		}
 		logDir := l.dir
 		if d := os.Getenv("BINDFN_LAB_LOGDIR"); d != "" { // keep every pod's full log
 			logDir = d

@@ -224,3 +224,16 @@ func TestReleases(t *testing.T) {
 		t.Errorf("ReleaseNamed(9.16) = %v, want an error naming the releases", err)
 	}
 }
+
+// TestScript: a release's script runs that release's program and keeps
+// its PID (the agent signals named by PID).
+func TestScript(t *testing.T) {
+	for _, r := range Releases {
+		t.Run(r.Name, func(t *testing.T) {
+			out, err := exec.Command(r.Script(t, t.TempDir(), "named"), "-v").CombinedOutput()
+			if err != nil || !strings.Contains(string(out), " "+r.Name+".") {
+				t.Fatalf("named -v through the script: %v: %s", err, out)
+			}
+		})
+	}
+}

@@ -262,3 +262,29 @@ func OnEvery(t testing.TB, fn func(r Release) (string, error)) (string, error) {
 	}
 	return out.String(), errors.Join(errs...)
 }
+
+// Script writes an executable script into dir that runs the release's
+// program name with its arguments (for a program that execs BIND by path,
+// such as the agent's --named) and returns its path. The script execs, so
+// the program keeps the script's PID. For the host's release it returns
+// the program's own path.
+func (r Release) Script(t testing.TB, dir, name string) string {
+	t.Helper()
+	if r.Host() {
+		return BINDPath(t, name)
+	}
+	argv := r.Argv(t, false, name)
+	var b strings.Builder
+	fmt.Fprintf(&b, "#!/bin/sh\n# %s %s (bindtools.Release.Script)\nBINDFN_USR=%s exec", r, name, shellQuote(r.Usr(t)))
+	for _, a := range argv {
+		b.WriteString(" " + shellQuote(a))
+	}
+	b.WriteString(" \"$@\"\n")
+	p := filepath.Join(dir, name+"-"+r.Name)
+	if err := os.WriteFile(p, []byte(b.String()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
