@@ -109,11 +109,19 @@ lint:
 	$(BIN)/staticcheck $(PKGS)
 
 ## test: what CI runs
-test: tools build lint check-generate go-test crd-cost k8s-test k8s-cluster
+test: tools build lint check-generate go-test go-test-9.18 crd-cost k8s-test k8s-cluster
 
 # Tests use bin/ (testutil.Bin), so build first even under make -j.
+# Tests that run named start BIND 9.20 (the release bind-fn ships); the checkers
+# (named-checkconf, named-checkzone) ask 9.18 and 9.20 in every run.
 go-test: tools build
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKGS)
+
+## go-test-9.18: the packages that run named itself (the agent, the multi-pod lab, the differential test), again on BIND 9.18 (BINDFN_BIND=9.18)
+NAMED_PKGS ?= ./internal/agent/... ./test/multipod/... ./test/differential/...
+.PHONY: go-test-9.18
+go-test-9.18: tools build
+	BINDFN_BIND=9.18 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(NAMED_PKGS)
 
 ## bench: go test benchmarks (1k, 10k records), then the whole-process benchmark
 ## (hack/bench.sh: fn-render, fn-validate vs the identity function and
@@ -122,7 +130,7 @@ bench: tools
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 	bash hack/bench.sh
 
-## images: out/images/<binary>.tar, reproducible, loadable with docker load / kind load image-archive
+## images: out/images/<binary>.tar and out/images/bind9.tar (BIND 9.20, the default image), reproducible, loadable with docker load / kind load image-archive
 IMAGE_TOOL := $(BIN)/image
 IMG = $(IMAGE_TOOL) -arch $(GOARCH) -o $(OUT)/images/$(1).tar -tag $(IMAGE_REPO)/$(1):$(IMAGE_TAG) -bin $(BIN)/$(1)
 
@@ -137,6 +145,8 @@ images: build
 	$(call IMG,bind-fn-agent) -path-in-image /bind-fn-agent -entrypoint /bind-fn-agent \
 	  -cmd 'copy-self /bind-fn/bin/bind-fn-agent'
 	$(call IMG,function-bind) -path-in-image /function-bind -entrypoint /function-bind
+	@# BIND 9.20 from the pinned Debian trixie packages (root needed: chroot for ldd)
+	IMAGE_TOOL=$(IMAGE_TOOL) IMAGE_REPO=$(IMAGE_REPO) bash hack/bind-image.sh $(OUT)/images/bind9.tar
 
 ## example: render examples/authoritative and examples/resolver with kpt fn render into out/example/
 ## (builds only what it needs: fn-render, fn-validate and kpt; make test builds the rest)

@@ -547,41 +547,22 @@ func killTree(pid int) {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
 
-const bindTag = "bind-fn.local/bind9:9.18-debian"
-
-// bindImage builds a BIND image from Debian's bind9 package files on this
-// machine (named, rndc, named-checkconf and every shared library ldd lists
-// for them): the ISC image named by the example cannot be pulled here.
-func bindImage(t *testing.T, out string) {
+// bindImage builds the BIND image bind-fn ships, with the script `make
+// images` runs (hack/bind-image.sh: BIND 9.20 from the pinned Debian trixie
+// packages, the root every real-BIND test runs), and returns its tag: the
+// render's default image (model.DefaultImage), which the example names.
+func bindImage(t *testing.T, out string) string {
 	t.Helper()
-	bins := []string{"/usr/sbin/named", "/usr/sbin/rndc", "/usr/bin/named-checkconf"}
-	files := map[string]bool{"/etc/ld.so.cache": true}
-	for _, b := range bins {
-		o, err := exec.Command("ldd", b).Output()
-		if err != nil {
-			t.Fatalf("ldd %s: %v", b, err)
-		}
-		for _, l := range strings.Split(string(o), "\n") {
-			f := strings.Fields(l)
-			switch {
-			case len(f) >= 3 && f[1] == "=>" && strings.HasPrefix(f[2], "/"):
-				files[f[2]] = true
-			case len(f) >= 1 && strings.HasPrefix(f[0], "/"):
-				files[f[0]] = true
-			}
-		}
+	o, err := exec.Command("bash", filepath.Join(root, "hack", "bind-image.sh"), out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("hack/bind-image.sh: %v\n%s", err, o)
 	}
-	args := []string{"-bin", bins[0], "-path-in-image", bins[0], "-tag", bindTag, "-o", out,
-		"-user", "53", "-env", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
-	for _, b := range bins[1:] {
-		args = append(args, "-extra-file", b+":"+b)
+	f := strings.Fields(strings.TrimSpace(string(o)))
+	if len(f) != 3 || f[0] != out {
+		t.Fatalf("hack/bind-image.sh printed %q, want: OUT TAG DIGEST", o)
 	}
-	for f := range files {
-		args = append(args, "-extra-file", f+":"+f)
-	}
-	if err := sh(filepath.Join(bin, "image"), args...); err != nil {
-		t.Fatal(err)
-	}
+	t.Logf("BIND image %s %s", f[1], f[2])
+	return f[1]
 }
 
 func kubectl(t *testing.T, args ...string) string {
@@ -599,7 +580,8 @@ func dig(args ...string) (string, error) {
 }
 
 // TestRenderedCluster: examples/authoritative, rendered with kpt and the
-// built functions (the BIND image swapped for the local Debian one), runs
+// built functions (the BIND image the one the render names by default, BIND
+// 9.20, built here from Debian trixie's packages), runs
 // on the kubelet: every pod Ready, queries answered through the serve
 // Service's ClusterIP, the secondaries serving the primary's serial.
 func TestRenderedCluster(t *testing.T) {
@@ -613,7 +595,7 @@ func TestRenderedCluster(t *testing.T) {
 		"-tag", "git.unkin.net/unkin/bind-fn/bind-fn-agent:v0.1.0", "-o", agentTar); err != nil {
 		t.Fatal(err)
 	}
-	bindImage(t, bindTar)
+	bindTag := bindImage(t, bindTar)
 	for _, tar := range []string{agentTar, bindTar} {
 		if err := sh("ctr", "-a", sock, "-n", "k8s.io", "images", "import", tar); err != nil {
 			t.Fatal(err)
@@ -638,7 +620,8 @@ func TestRenderedCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	edit("cluster.yaml", "image: internetsystemsconsortium/bind9:9.20", "image: "+bindTag+"\n  imagePullPolicy: IfNotPresent")
+	// The example names the default image, which is the one just built.
+	edit("cluster.yaml", "image: "+bindTag+"\n", "image: "+bindTag+"\n  imagePullPolicy: IfNotPresent\n")
 	edit("Kptfile", "- image: git.unkin.net/unkin/bind-fn/fn-validate:v0.1.0", "- exec: "+filepath.Join(bin, "fn-validate"))
 	edit("Kptfile", "- image: git.unkin.net/unkin/bind-fn/fn-render:v0.1.0", "- exec: "+filepath.Join(bin, "fn-render"))
 	render := exec.Command(filepath.Join(bin, "kpt"), "fn", "render", "--allow-exec", pkg)
@@ -661,6 +644,19 @@ func TestRenderedCluster(t *testing.T) {
 	kubectl(t, "apply", "--server-side", "-R", "-f", filepath.Join(pkg, "rendered"))
 	pods := waitPodsReady(t, ctx, "dns", "app.kubernetes.io/instance=auth", 3, 5*time.Minute)
 	t.Logf("3 BIND pods Ready in %.1f s", time.Since(t0).Seconds())
+	// Every pod runs the image's BIND, the release bind-fn ships.
+	for _, p := range pods {
+		line := ""
+		for _, l := range strings.Split(kubectl(t, "logs", "-n", "dns", p.Name, "-c", "named"), "\n") {
+			if strings.Contains(l, "starting BIND ") {
+				line = l
+				break
+			}
+		}
+		if !strings.Contains(line, "starting BIND 9.20.") {
+			t.Errorf("%s: named should be BIND 9.20, its log says %q", p.Name, line)
+		}
+	}
 
 	// Through the serve Service's ClusterIP (kube-proxy): the external view.
 	var got string
