@@ -122,6 +122,7 @@ NAMED_PKGS ?= ./internal/agent/... ./test/multipod/... ./test/differential/...
 .PHONY: go-test-9.18
 go-test-9.18: tools build
 	BINDFN_BIND=9.18 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(NAMED_PKGS)
+	BINDFN_BIND=9.18 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) -run '^TestOperatorManifestsServe$$' ./test
 
 ## bench: go test benchmarks (1k, 10k records), then the whole-process benchmark
 ## (hack/bench.sh: fn-render, fn-validate vs the identity function and

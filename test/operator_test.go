@@ -19,6 +19,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"git.unkin.net/unkin/bind-fn/test/differential"
 )
 
 // operatorPackage is test/testdata/operator: manifests written for the old
@@ -252,4 +253,17 @@ func editItem(t *testing.T, items []model.Item, kind, name string, fn func(spec 
 		spec, _ := obj["spec"].(map[string]any)
 		fn(spec)
 	})
+}
+
+// TestOperatorManifestsServe: named itself — the release under test
+// (BINDFN_BIND, 9.20 unless set; make test runs 9.18 too) — loads both
+// roles of every cluster the old operator's manifests render, and a
+// secondary joined to the primary transfers every zone (the differential
+// test's named and transfer stages).
+func TestOperatorManifestsServe(t *testing.T) {
+	bindtools.RequireRoot(t)
+	objs, _ := renderOperator(t, operatorPackage(t), nil)
+	for _, f := range differential.BINDCheck(t, objs, differential.Options{Named: true, Transfer: true}) {
+		t.Errorf("%s", f)
+	}
 }
