@@ -54,8 +54,20 @@ func checkClusterSpec(c *model.Cluster) diag.Results {
 		if len(sp.Forwarders) > 0 {
 			rs.Warnf(c.Src, "spec.forwarders", "forwarders are ignored in authoritative mode (recursion is off): set spec.mode: resolver, or remove them")
 		}
-		if len(sp.AllowRecursion) > 0 {
-			rs.Warnf(c.Src, "spec.allowRecursion", "allowRecursion is ignored in authoritative mode (recursion is off): set spec.mode: resolver, or remove it")
+		var recursive []string
+		for _, v := range c.Views {
+			if v.Recursion != nil && *v.Recursion {
+				recursive = append(recursive, v.Name)
+			}
+		}
+		switch {
+		case len(sp.AllowRecursion) > 0 && len(recursive) == 0:
+			rs.Warnf(c.Src, "spec.allowRecursion", "allowRecursion is ignored in authoritative mode (recursion is off): set spec.mode: resolver, give a BindView recursion: true, or remove it")
+		case len(sp.AllowRecursion) == 0 && len(recursive) > 0:
+			// Recursion is never open by default: a recursive view of an
+			// authoritative cluster admits spec.allowRecursion, not every
+			// client it matches.
+			rs.Warnf(c.Src, "spec.allowRecursion", "view %q recurses only for localnets and localhost (BIND's default allow-recursion; in a pod, localnets is the pod's own network), not for every client the view matches: list the clients that may recurse in spec.allowRecursion (an ACL name such as the view's matchClients ACL)", strings.Join(recursive, `", "`))
 		}
 		if sp.ForwardOnly {
 			rs.Warnf(c.Src, "spec.forwardOnly", "forwardOnly is ignored in authoritative mode: set spec.mode: resolver, or remove it")
