@@ -356,12 +356,9 @@ func checkViewKeys(c *model.Cluster) diag.Results {
 		owner[strings.ToLower(v.TransferKey.KeyName)] = v
 	}
 	for _, v := range c.Views {
-		for _, e := range v.MatchClients {
-			if el, err := nc.ParseElement(e); err == nil && el.Key != "" && !el.Negated {
-				k := strings.ToLower(strings.TrimSuffix(el.Key, "."))
-				if owner[k] == nil {
-					owner[k] = v
-				}
+		for _, k := range matchedKeys(c, v.MatchClients) {
+			if owner[k] == nil {
+				owner[k] = v
 			}
 		}
 	}
@@ -373,7 +370,7 @@ func checkViewKeys(c *model.Cluster) diag.Results {
 			}
 			k := strings.ToLower(z.UpdateKey.KeyName)
 			if o := owner[k]; o != nil && o != v {
-				rs.Errorf(z.Src, "spec.updateKeyRef", "cannot use key %q to update zone %q of view %q: the key selects view %q (its transfer key or matchClients), so the updates, and the records they add, would land in view %q; give the zone a key of its own view", z.UpdateKey.KeyName, strings.TrimSuffix(z.Name, "."), v.Name, o.Name, o.Name)
+				rs.Errorf(z.Src, "spec.updateKeyRef", "cannot use key %q to update zone %q of view %q: the key selects view %q (its transfer key, or its matchClients directly or through a BindACL), so the updates, and the records they add, would land in view %q; give the zone a key of its own view", z.UpdateKey.KeyName, strings.TrimSuffix(z.Name, "."), v.Name, o.Name, o.Name)
 				continue
 			}
 			if first := byKey[k]; first != nil && first.View != v {
@@ -384,4 +381,38 @@ func checkViewKeys(c *model.Cluster) diag.Results {
 		}
 	}
 	return rs
+}
+
+// matchedKeys are the keys (lower case, no trailing dot) an address match
+// list admits: named directly, or through BindACLs (followed by name,
+// case-insensitively, as BIND does, each once so a loop ends). A key under a
+// negation (`!key k`, or `!acl` holding it) selects nothing. BIND reads a key
+// in an ACL exactly as one written in place, so both count the same.
+func matchedKeys(c *model.Cluster, elems []string) []string {
+	byName := map[string]*model.ACL{}
+	for _, a := range c.ACLs {
+		byName[strings.ToLower(a.Name)] = a
+	}
+	var out []string
+	seen := map[*model.ACL]bool{}
+	var walk func([]string)
+	walk = func(elems []string) {
+		for _, e := range elems {
+			el, err := nc.ParseElement(e)
+			if err != nil || el.Negated {
+				continue
+			}
+			switch {
+			case el.Key != "":
+				out = append(out, strings.ToLower(strings.TrimSuffix(el.Key, ".")))
+			case el.ACL != "":
+				if a := byName[strings.ToLower(el.ACL)]; a != nil && !seen[a] {
+					seen[a] = true
+					walk(a.Elements)
+				}
+			}
+		}
+	}
+	walk(elems)
+	return out
 }
