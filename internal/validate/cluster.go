@@ -80,6 +80,11 @@ func checkClusterSpec(c *model.Cluster) diag.Results {
 		if rl.ResponsesPerSecond < 0 || rl.Window < 0 || rl.Slip != nil && (*rl.Slip < 0 || *rl.Slip > 10) {
 			rs.Errorf(c.Src, "spec.rateLimit", "cannot use a negative rate limit, window or a slip outside 0-10")
 		}
+		// BIND's DNS_RRL_MAX_RATE (named-checkconf: "responses-per-second
+		// 1001 > 1000", 9.18 and 9.20).
+		if rl.ResponsesPerSecond > 1000 {
+			rs.Errorf(c.Src, "spec.rateLimit.responsesPerSecond", "cannot limit responses to %d per second: BIND allows at most 1000 (named refuses the config); use 1 to 1000, or remove rateLimit", rl.ResponsesPerSecond)
+		}
 		if rl.Window > 3600 {
 			rs.Errorf(c.Src, "spec.rateLimit.window", "cannot use a rate-limit window of %d seconds: BIND allows at most 3600", rl.Window)
 		}

@@ -210,6 +210,7 @@ func checkZoneData(c *model.Cluster, prev *render.Previous, zones *render.ZoneCa
 				continue
 			}
 			rs = append(rs, checkZoneSize(z, built)...)
+			rs = append(rs, checkZoneLimits(c, z, built)...)
 			rs = append(rs, checkSerial(c, v, z, built, prev)...)
 		}
 	}
