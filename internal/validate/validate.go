@@ -60,6 +60,7 @@ var clusterChecks = []func(*model.Cluster) diag.Results{
 	checkKeyRefsInLists,
 	checkViewKeys,
 	checkZoneNames,
+	checkViewNameSpace,
 	checkZoneTypes,
 	checkRecordsOnNonPrimary,
 	checkDynamic,

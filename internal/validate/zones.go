@@ -503,3 +503,40 @@ func checkPolicyApex(c *model.Cluster) diag.Results {
 	}
 	return rs
 }
+
+// checkViewNameSpace: a view has one name space of zones. A BindZone, the
+// view's catalog zone and its response policy zones each become a zone
+// statement, so two of them with one name (any kinds, any case: BIND
+// compares names case-insensitively) are a zone defined twice, and named
+// refuses the config. The model reports two BindZones; this reports the
+// catalog or policy that takes a name already used.
+func checkViewNameSpace(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	for _, v := range c.Views {
+		first := map[string]diag.ObjectRef{}
+		for _, z := range v.Zones {
+			first[z.Name] = z.Src.Ref
+		}
+		taken := func(src diag.Source, what, name string) {
+			if prev, ok := first[name]; ok {
+				rs.Errorf(src, "spec.zoneName", "cannot define %s %q%s: %s already uses that zone name (zone names are case-insensitive; a zone, the catalog zone and the response policy zones of a view share one name space, and named refuses a zone defined twice); rename one", what, strings.TrimSuffix(name, "."), inView(v), prev)
+				return
+			}
+			first[name] = src.Ref
+		}
+		if v.Catalog != nil {
+			taken(v.Catalog.Src, "catalog zone", v.Catalog.ZoneName)
+		}
+		for _, p := range v.Policies {
+			taken(p.Src, "response policy zone", p.ZoneName)
+		}
+	}
+	return rs
+}
+
+func inView(v *model.View) string {
+	if v.Name == "" {
+		return ""
+	}
+	return fmt.Sprintf(" in view %q", v.Name)
+}
