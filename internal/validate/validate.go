@@ -40,6 +40,7 @@ func Check(set *model.Set, clusters []*model.Cluster, prev *render.Previous, zon
 		checkRefKinds,
 		checkSecretTemplates,
 		checkObjectNames,
+		checkNamespaces,
 	} {
 		rs = append(rs, f(set)...)
 	}
