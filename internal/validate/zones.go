@@ -159,15 +159,21 @@ func checkSOATimers(c *model.Cluster) diag.Results {
 			}
 			return int64(*p)
 		}
+		// A refresh, retry or expire under 1 is refused where the SOA is
+		// built (zonefile); its relations say nothing more (docs/validation.md).
+		low := func(p *int32) bool { return p != nil && *p < 1 }
+		related := !low(soa.Refresh) && !low(soa.Retry) && !low(soa.Expire)
 		refresh, retry := val(soa.Refresh, model.DefaultRefresh), val(soa.Retry, model.DefaultRetry)
 		expire, minimum := val(soa.Expire, model.DefaultExpire), val(soa.Minimum, model.DefaultMinimum)
-		if retry >= refresh {
-			rs.Warnf(z.Src, "spec.soa.retry", "cannot keep SOA retry (%d) at or above refresh (%d): a secondary that missed a refresh should retry sooner; lower retry", retry, refresh)
-		}
-		if expire <= refresh+retry {
-			rs.Errorf(z.Src, "spec.soa.expire", "cannot use SOA expire %d: it must exceed refresh + retry (%d), or secondaries drop the zone before they can retry; use at least a week (604800)", expire, refresh+retry)
-		} else if expire < 86400 {
-			rs.Warnf(z.Src, "spec.soa.expire", "SOA expire %d is under a day: secondaries stop answering for the zone soon after the primary is unreachable; use one to four weeks", expire)
+		if related {
+			if retry >= refresh {
+				rs.Warnf(z.Src, "spec.soa.retry", "cannot keep SOA retry (%d) at or above refresh (%d): a secondary that missed a refresh should retry sooner; lower retry", retry, refresh)
+			}
+			if expire <= refresh+retry {
+				rs.Errorf(z.Src, "spec.soa.expire", "cannot use SOA expire %d: it must exceed refresh + retry (%d), or secondaries drop the zone before they can retry; use at least a week (604800)", expire, refresh+retry)
+			} else if expire < 86400 {
+				rs.Warnf(z.Src, "spec.soa.expire", "SOA expire %d is under a day: secondaries stop answering for the zone soon after the primary is unreachable; use one to four weeks", expire)
+			}
 		}
 		if minimum > 86400 {
 			rs.Warnf(z.Src, "spec.soa.minimum", "SOA minimum (negative-caching TTL) %d is over a day: a name added later stays NXDOMAIN in caches that long; use 60 to 3600 (RFC 2308)", minimum)
