@@ -127,8 +127,9 @@ zone "example.com" { type primary; file "db"; };
 	return false, ""
 }
 
-// TestZoneLimitsBIND: fn-validate accepts an RRset size exactly when named
-// loads the zone, with BIND's default max-records-per-type and with the
+// TestZoneLimitsBIND: fn-validate accepts an RRset size, and a number of
+// types at one name, exactly when named loads the zone, with BIND's
+// defaults (max-records-per-type, max-types-per-name) and with the
 // option set through extraOptions (issue 20, BIND's limits: named-checkzone
 // and named-checkconf -z pass an RRset of 101 records, named refuses it).
 func TestZoneLimitsBIND(t *testing.T) {
@@ -137,20 +138,33 @@ func TestZoneLimitsBIND(t *testing.T) {
 		reason string
 		n      int
 		option string // an extraOptions entry, or none
+		types  bool   // n types at one name instead of n records of one type
 	}{
-		"100":           {"at the default limit", 100, ""},
-		"101":           {"one past the default", 101, ""},
-		"101-raised":    {"raised to 200", 101, "max-records-per-type 200"},
-		"101-unlimited": {"0 lifts the limit", 101, "max-records-per-type 0"},
-		"51-lowered":    {"lowered to 50", 51, "max-records-per-type 50"},
+		"100":              {"at the default limit", 100, "", false},
+		"101":              {"one past the default", 101, "", false},
+		"101-raised":       {"raised to 200", 101, "max-records-per-type 200", false},
+		"101-unlimited":    {"0 lifts the limit", 101, "max-records-per-type 0", false},
+		"51-lowered":       {"lowered to 50", 51, "max-records-per-type 50", false},
+		"types-100":        {"100 types at one name (max-types-per-name)", 100, "", true},
+		"types-101":        {"101 types at one name", 101, "", true},
+		"types-101-raised": {"101 types, max-types-per-name 101", 101, "max-types-per-name 101", true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var vals, zone strings.Builder
+			var vals, recs, zone strings.Builder
 			zone.WriteString("$TTL 300\n@ SOA ns1.example.net. hostmaster 1 3600 600 604800 300\n@ NS ns1.example.net.\n")
 			for i := range tc.n {
+				if tc.types {
+					fmt.Fprintf(&recs, "{name: big, type: TYPE%d, values: ['\\# 0']},", 65280+i)
+					fmt.Fprintf(&zone, "big TYPE%d \\# 0\n", 65280+i)
+					continue
+				}
 				ip := fmt.Sprintf("10.0.%d.%d", i/250, i%250+1)
 				fmt.Fprintf(&vals, "'%s',", ip)
 				fmt.Fprintf(&zone, "big A %s\n", ip)
+			}
+			records := "{name: big, type: A, values: [" + strings.TrimSuffix(vals.String(), ",") + "]}"
+			if tc.types {
+				records = strings.TrimSuffix(recs.String(), ",")
 			}
 			extra, opt := "", ""
 			if tc.option != "" {
@@ -160,7 +174,7 @@ func TestZoneLimitsBIND(t *testing.T) {
 				"apiVersion: bind.unkin.net/v1alpha1", "kind: BindCluster", "metadata: {name: dns, namespace: dns}",
 				"spec: {replicas: 1"+extra+"}", "---",
 				"apiVersion: bind.unkin.net/v1alpha1", "kind: BindZone", "metadata: {name: z, namespace: dns}",
-				"spec: {clusterRef: dns, zoneName: example.com, nameservers: [ns1.example.net.], records: [{name: big, type: A, values: ["+strings.TrimSuffix(vals.String(), ",")+"]}]}",
+				"spec: {clusterRef: dns, zoneName: example.com, nameservers: [ns1.example.net.], records: ["+records+"]}",
 			)
 			fn := verdict(t, pkg)
 			bind, log := namedLoads(t, opt, zone.String())
