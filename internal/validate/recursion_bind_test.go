@@ -55,7 +55,8 @@ func TestRecursionBIND(t *testing.T) {
 	clients := []string{"192.0.2.7", "192.0.2.200"}
 	// One shell in a fresh network namespace: lo up with the server's and
 	// the clients' addresses, named in the background, then one dig per
-	// client (each retried while named starts: a bound, not a measurement).
+	// client (each retried until named has loaded the zone: a bound, not a
+	// measurement).
 	var script strings.Builder
 	fmt.Fprintf(&script, "ip link set lo up && ip addr add 192.0.2.53/32 dev lo")
 	for _, a := range clients {
@@ -63,7 +64,8 @@ func TestRecursionBIND(t *testing.T) {
 	}
 	fmt.Fprintf(&script, " || exit 1\n%q -g -u root -t %q -c %q >%q 2>&1 &\nnamed=$!\n", bindtools.BINDPath(t, "named"), root, layout.ConfigFile(layout.NamedConfPrimary), filepath.Join(t.TempDir(), "named.log"))
 	for _, a := range clients {
-		fmt.Fprintf(&script, "for i in $(seq 1 120); do out=$(%q +tries=1 +time=1 -b %s @192.0.2.53 www.a.example A) && break; sleep 0.5; done\necho \"%s $(echo \"$out\" | grep -o 'flags:[^;]*' | head -1)\"\n", bindtools.BINDPath(t, "dig"), a, a)
+		// named answers SERVFAIL until the zone is loaded: wait for aa.
+		fmt.Fprintf(&script, "for i in $(seq 1 120); do out=$(%q +tries=1 +time=1 -b %s @192.0.2.53 www.a.example A) && echo \"$out\" | grep -q 'flags:[^;]* aa' && break; sleep 0.5; done\necho \"%s $(echo \"$out\" | grep -o 'flags:[^;]*' | head -1)\"\n", bindtools.BINDPath(t, "dig"), a, a)
 	}
 	script.WriteString("kill $named; wait $named 2>/dev/null\n")
 	out, err := exec.Command("unshare", "-n", "sh", "-c", script.String()).CombinedOutput()
