@@ -505,6 +505,9 @@ func checkMaxZoneTTL(c *model.Cluster) diag.Results {
 				continue
 			}
 			limit := z.DNSSEC.MaxZoneTTL
+			if limit == 0 {
+				continue // maxZoneTTL PT0S: no limit (named 9.18 and 9.20 load any TTL)
+			}
 			why := fmt.Sprintf("dnssec-policy %q allows at most %d seconds (maxZoneTTL", z.DNSSEC.Name, limit)
 			if z.DNSSEC.Spec.MaxZoneTTL == "" {
 				why += ", BIND's default PT24H"
