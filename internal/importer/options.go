@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -182,8 +183,25 @@ func (im *importer) view(s namedconf.Located, i int) {
 			im.responsePolicy(b, name)
 			continue
 		}
-		if b.Name() == "allow-recursion" || (im.bindfn && b.Name() == "dnssec-validation") {
-			im.replaced(b, "a view with recursion yes allows it to the clients it matches (and validates)")
+		if b.Name() == "allow-recursion" {
+			// A recursive view recurses for the cluster's allowRecursion
+			// (localnets and localhost when unset), never for every client
+			// it matches: one list for every view (docs/validation.md).
+			els, ok := elements(b.Body)
+			switch sp := &im.cluster.Spec; {
+			case ok && len(els) == 1 && els[0] == "none":
+				im.replaced(b, "bind-fn's default when recursion is off")
+			case ok && len(sp.AllowRecursion) == 0:
+				sp.AllowRecursion = els
+			case ok && slices.Equal(sp.AllowRecursion, els):
+				im.replaced(b, "BindCluster spec.allowRecursion, which every recursive view uses")
+			default:
+				im.lose(b, "a view's own allow-recursion: bind-fn has one list, BindCluster spec.allowRecursion, for every recursive view")
+			}
+			continue
+		}
+		if im.bindfn && b.Name() == "dnssec-validation" {
+			im.replaced(b, "a view with recursion yes validates")
 			continue
 		}
 		im.lose(b, "view option bind-fn has no field for")

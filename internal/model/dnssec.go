@@ -20,6 +20,14 @@ var DNSSECAlgorithms = map[string]bool{
 	"ed25519": true, "ed448": true, "8": true, "10": true, "13": true, "14": true, "15": true, "16": true,
 }
 
+// DNSSECAlgorithmAliases are the other mnemonics BIND reads for an
+// algorithm (lib/dns/rcode.c SECALGNAMES: ECDSA256, ECDSA384), to the one
+// bind-fn renders.
+var DNSSECAlgorithmAliases = map[string]string{
+	"ecdsa256": "ecdsap256sha256",
+	"ecdsa384": "ecdsap384sha384",
+}
+
 // PolicyKey is one key of a dnssec-policy, defaults applied, every value
 // known to be valid.
 type PolicyKey struct {
@@ -57,6 +65,9 @@ func parsePolicy(p *DNSSECPolicy, rs *diag.Results) {
 		alg := strings.ToLower(k.Algorithm)
 		if alg == "" {
 			alg = "ecdsap256sha256"
+		}
+		if a, ok := DNSSECAlgorithmAliases[alg]; ok {
+			alg = a
 		}
 		if !DNSSECAlgorithms[alg] {
 			rs.Errorf(p.Src, f+".algorithm", "cannot use DNSSEC algorithm %q: use ecdsap256sha256 (recommended), ecdsap384sha384, ed25519, ed448, rsasha256 or rsasha512", k.Algorithm)

@@ -107,7 +107,7 @@ var knownOptions = map[string]optKind{
 	"empty-contact":                     optAny,
 	"empty-server":                      optAny,
 	"empty-zones-enable":                optBool,
-	"fetch-quota-params":                optNumber,
+	"fetch-quota-params":                optAny, // an integer and three fixed-point numbers
 	"fetches-per-server":                optAny, // a second word too (named-checkconf)
 	"fetches-per-zone":                  optAny, // a second word too (named-checkconf)
 	"flush-zones-on-shutdown":           optBool,
@@ -336,6 +336,10 @@ func ParseExtraOptions(src diag.Source, entries []string, rs *diag.Results) []nc
 				rs.Errorf(src, field, "cannot set %q in extraOptions: %v", name, err)
 				continue
 			}
+			if err := checkOptionRange(s); err != nil {
+				rs.Errorf(src, field, "cannot set %q in extraOptions: %v", name, err)
+				continue
+			}
 			if j, dup := seen[name]; dup {
 				rs.Errorf(src, field, "option %q is already set by spec.extraOptions[%d]", name, j)
 				continue
@@ -348,8 +352,104 @@ func ParseExtraOptions(src diag.Source, entries []string, rs *diag.Results) []nc
 	return out
 }
 
+// optionRange is what BIND 9.18 and 9.20 accept for a numeric or duration
+// option (named-checkconf refuses the rest: lib/isccfg/check.c's intervals
+// table, port checks, bin/named's own). Each end is pinned against
+// named-checkconf by TestExtraOptionRangesBIND.
+type optionRange struct {
+	min, max uint64
+	// zero: 0 is accepted besides min..max; pow2: a power of two.
+	zero, pow2 bool
+	why        string
+}
+
+const maxUint32 = 1<<32 - 1
+
+var optionRanges = map[string]optionRange{
+	"dnskey-sig-validity":               {0, 3660, false, false, "days"},
+	"fstrm-set-buffer-hint":             {1024, 65536, false, false, ""},
+	"fstrm-set-flush-timeout":           {1, 600, false, false, "seconds"},
+	"fstrm-set-input-queue-size":        {2, 1024, false, true, ""},
+	"fstrm-set-output-notify-threshold": {1, maxUint32, false, false, ""},
+	"fstrm-set-output-queue-size":       {2, 1024, false, false, ""},
+	"fstrm-set-reopen-interval":         {1, 600, false, false, "seconds"},
+	"http-port":                         {0, 65534, false, false, ""},
+	"https-port":                        {0, 65534, false, false, ""},
+	"port":                              {0, 65534, false, false, ""},
+	"tls-port":                          {0, 65534, false, false, ""},
+	"interface-interval":                {0, 40320, false, false, "minutes as a number; a duration's seconds are compared with the same limit"},
+	"max-transfer-idle-in":              {0, 40320, false, false, "minutes (28 days)"},
+	"max-transfer-idle-out":             {0, 40320, false, false, "minutes (28 days)"},
+	"max-transfer-time-in":              {0, 40320, false, false, "minutes (28 days)"},
+	"max-transfer-time-out":             {0, 40320, false, false, "minutes (28 days)"},
+	"max-ncache-ttl":                    {0, 604800, false, false, "seconds (7 days)"},
+	"min-cache-ttl":                     {0, 90, false, false, "seconds"},
+	"min-ncache-ttl":                    {0, 90, false, false, "seconds"},
+	"max-query-restarts":                {1, 255, false, false, ""},
+	"max-refresh-time":                  {1, maxUint32, false, false, "seconds"},
+	"max-retry-time":                    {1, maxUint32, false, false, "seconds"},
+	"min-refresh-time":                  {1, maxUint32, false, false, "seconds"},
+	"min-retry-time":                    {1, maxUint32, false, false, "seconds"},
+	"max-rsa-exponent-size":             {35, 4096, true, false, "bits, or 0 for no limit"},
+	"nta-lifetime":                      {1, 604800, false, false, "seconds (7 days)"},
+	"nta-recheck":                       {0, 604800, false, false, "seconds (7 days)"},
+}
+
+// optionNumber is the number BIND compares with an option's range: the
+// number itself, or a duration's seconds (ISO 8601 or TTL style).
+func optionNumber(v string) (uint64, bool) {
+	v = strings.ToLower(v)
+	if n, err := strconv.ParseUint(v, 10, 32); err == nil {
+		return n, true
+	}
+	if d, err := ParseDuration(v, false); err == nil {
+		return d.Seconds, true
+	}
+	if !ttlStyle(v) {
+		return 0, false
+	}
+	var total, n uint64
+	for _, ch := range v {
+		if ch >= '0' && ch <= '9' {
+			n = n*10 + uint64(ch-'0')
+			continue
+		}
+		total += n * map[rune]uint64{'w': 604800, 'd': 86400, 'h': 3600, 'm': 60, 's': 1}[ch]
+		n = 0
+	}
+	return min(total, maxUint32), true
+}
+
+// checkOptionRange refuses a value out of BIND's range for the option.
+func checkOptionRange(s nc.Stmt) error {
+	r, ok := optionRanges[s.Name()]
+	if !ok || len(s.Words) != 2 {
+		return nil
+	}
+	n, ok := optionNumber(s.Arg(1))
+	if !ok {
+		return nil // the shape check reports it
+	}
+	in := n >= r.min && n <= r.max || r.zero && n == 0
+	if in && (!r.pow2 || n&(n-1) == 0) {
+		return nil
+	}
+	want := fmt.Sprintf("%d to %d", r.min, r.max)
+	if r.zero {
+		want = "0 or " + want
+	}
+	if r.pow2 {
+		want += ", a power of two"
+	}
+	if r.why != "" {
+		want += " (" + r.why + ")"
+	}
+	return fmt.Errorf("%s is out of BIND's range (named-checkconf refuses it): use %s", s.Arg(1), want)
+}
+
 // checkOptionValue checks the shape of a statement's value for the options
-// whose value is one word. Ranges and rules between options are BIND's.
+// whose value is one word; checkOptionRange the ranges BIND enforces on
+// them. Rules between options are BIND's.
 func checkOptionValue(s nc.Stmt, kind optKind) error {
 	var walk func(ws []nc.Word) error
 	walk = func(ws []nc.Word) error {
@@ -464,4 +564,16 @@ func sizeValue(name, v string, kind optKind) bool {
 func KnownOptions() []string {
 	out := slices.Sorted(maps.Keys(knownOptions))
 	return out
+}
+
+// RangedOptions are the options with a range BIND enforces, sorted.
+func RangedOptions() []string {
+	return slices.Sorted(maps.Keys(optionRanges))
+}
+
+// OptionRange is an option's range: min, max, and whether 0 is accepted
+// besides them.
+func OptionRange(name string) (lo, hi uint64, zero bool) {
+	r := optionRanges[name]
+	return r.min, r.max, r.zero
 }

@@ -79,7 +79,7 @@ type DNSSECPolicy struct {
 	// parsed; a bad one is reported while resolving and left out.
 	Keys      []PolicyKey
 	Durations []PolicyDuration
-	// MaxZoneTTL is the longest TTL named loads in a zone signed with this
+	// MaxZoneTTL (0: no limit) is the longest TTL named loads in a zone signed with this
 	// policy: spec.maxZoneTTL, or BIND's default.
 	MaxZoneTTL uint64
 }

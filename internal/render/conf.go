@@ -330,11 +330,14 @@ func (b *confBuilder) viewBody(v *model.View) []nc.Stmt {
 	if v.Recursion != nil {
 		body = append(body, nc.S(nc.Kw("recursion"), yesNo(*v.Recursion)))
 		if *v.Recursion && b.c.Spec.Mode == v1alpha1.ModeAuthoritative {
-			// Split horizon on an authoritative cluster: the clients this
-			// view matches (the office, say) may recurse, with validation;
-			// every other view stays authoritative-only.
+			// Split horizon on an authoritative cluster: this view recurses,
+			// with validation, for the clients of spec.allowRecursion (BIND's
+			// default localnets and localhost when unset), never for every
+			// client the view matches; the options say allow-recursion none,
+			// so the view must say who may. Every other view stays
+			// authoritative-only.
 			body = append(body,
-				nc.S(nc.Kw("allow-recursion"), nc.L(nc.S(nc.Kw("any")))),
+				nc.S(nc.Kw("allow-recursion"), nc.L(b.c.AllowRecursion.Stmts()...)),
 				nc.S(nc.Kw("dnssec-validation"), nc.Kw("auto")),
 			)
 		}

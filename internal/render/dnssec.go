@@ -73,24 +73,27 @@ func signedZones(c *model.Cluster) (map[string]signedZone, diag.Results) {
 }
 
 // PolicySpecs are the keys a BindDNSSECPolicy asks for, as the rendered
-// dnssec-policy says (no keys: one CSK, ecdsap256sha256, unlimited). It
-// returns false when a key cannot be read (the validator reports it).
+// dnssec-policy says (no keys: one CSK, ecdsap256sha256, unlimited), from
+// the model's parsed keys (algorithm aliases resolved). It returns false
+// when a key could not be read (the model reported it).
 func PolicySpecs(p *model.DNSSECPolicy) ([]dnssec.Spec, bool) {
-	ks := p.Spec.Keys
-	if len(ks) == 0 {
-		ks = []v1alpha1.DNSSECKey{{Role: dnssec.RoleCSK}}
+	if n := len(p.Spec.Keys); n > 0 && len(p.Keys) != n || len(p.Keys) == 0 {
+		return nil, false
 	}
 	var out []dnssec.Spec
-	for _, k := range ks {
+	for i, k := range p.Keys {
 		alg, err := dnssec.Algorithm(k.Algorithm)
 		if err != nil {
 			return nil, false
 		}
-		life, err := dnssec.Duration(k.Lifetime)
-		if err != nil {
-			return nil, false
+		var life int64
+		if len(p.Spec.Keys) > 0 {
+			// The .state file's Lifetime, as dnssec counts it.
+			if life, err = dnssec.Duration(p.Spec.Keys[i].Lifetime); err != nil {
+				return nil, false
+			}
 		}
-		s := dnssec.Spec{Role: strings.ToLower(k.Role), Algorithm: alg, Lifetime: life}
+		s := dnssec.Spec{Role: k.Role, Algorithm: alg, Lifetime: life}
 		if k.Bits != nil {
 			s.Bits = int(*k.Bits)
 		}

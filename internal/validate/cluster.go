@@ -59,8 +59,20 @@ func checkClusterSpec(c *model.Cluster) diag.Results {
 		if len(sp.Forwarders) > 0 {
 			rs.Warnf(c.Src, "spec.forwarders", "forwarders are ignored in authoritative mode (recursion is off): set spec.mode: resolver, or remove them")
 		}
-		if len(sp.AllowRecursion) > 0 {
-			rs.Warnf(c.Src, "spec.allowRecursion", "allowRecursion is ignored in authoritative mode (recursion is off): set spec.mode: resolver, or remove it")
+		var recursive []string
+		for _, v := range c.Views {
+			if v.Recursion != nil && *v.Recursion {
+				recursive = append(recursive, v.Name)
+			}
+		}
+		switch {
+		case len(sp.AllowRecursion) > 0 && len(recursive) == 0:
+			rs.Warnf(c.Src, "spec.allowRecursion", "allowRecursion is ignored in authoritative mode (recursion is off): set spec.mode: resolver, give a BindView recursion: true, or remove it")
+		case len(sp.AllowRecursion) == 0 && len(recursive) > 0:
+			// Recursion is never open by default: a recursive view of an
+			// authoritative cluster admits spec.allowRecursion, not every
+			// client it matches.
+			rs.Warnf(c.Src, "spec.allowRecursion", "view %q recurses only for localnets and localhost (BIND's default allow-recursion; in a pod, localnets is the pod's own network), not for every client the view matches: list the clients that may recurse in spec.allowRecursion (an ACL name such as the view's matchClients ACL)", strings.Join(recursive, `", "`))
 		}
 		if sp.ForwardOnly {
 			rs.Warnf(c.Src, "spec.forwardOnly", "forwardOnly is ignored in authoritative mode: set spec.mode: resolver, or remove it")
@@ -72,6 +84,11 @@ func checkClusterSpec(c *model.Cluster) diag.Results {
 	if rl := sp.RateLimit; rl != nil {
 		if rl.ResponsesPerSecond < 0 || rl.Window < 0 || rl.Slip != nil && (*rl.Slip < 0 || *rl.Slip > 10) {
 			rs.Errorf(c.Src, "spec.rateLimit", "cannot use a negative rate limit, window or a slip outside 0-10")
+		}
+		// BIND's DNS_RRL_MAX_RATE (named-checkconf: "responses-per-second
+		// 1001 > 1000", 9.18 and 9.20).
+		if rl.ResponsesPerSecond > 1000 {
+			rs.Errorf(c.Src, "spec.rateLimit.responsesPerSecond", "cannot limit responses to %d per second: BIND allows at most 1000 (named refuses the config); use 1 to 1000, or remove rateLimit", rl.ResponsesPerSecond)
 		}
 		if rl.Window > 3600 {
 			rs.Errorf(c.Src, "spec.rateLimit.window", "cannot use a rate-limit window of %d seconds: BIND allows at most 3600", rl.Window)
@@ -349,12 +366,9 @@ func checkViewKeys(c *model.Cluster) diag.Results {
 		owner[strings.ToLower(v.TransferKey.KeyName)] = v
 	}
 	for _, v := range c.Views {
-		for _, e := range v.MatchClients {
-			if el, err := nc.ParseElement(e); err == nil && el.Key != "" && !el.Negated {
-				k := strings.ToLower(strings.TrimSuffix(el.Key, "."))
-				if owner[k] == nil {
-					owner[k] = v
-				}
+		for _, k := range matchedKeys(c, v.MatchClients) {
+			if owner[k] == nil {
+				owner[k] = v
 			}
 		}
 	}
@@ -366,7 +380,7 @@ func checkViewKeys(c *model.Cluster) diag.Results {
 			}
 			k := strings.ToLower(z.UpdateKey.KeyName)
 			if o := owner[k]; o != nil && o != v {
-				rs.Errorf(z.Src, "spec.updateKeyRef", "cannot use key %q to update zone %q of view %q: the key selects view %q (its transfer key or matchClients), so the updates, and the records they add, would land in view %q; give the zone a key of its own view", z.UpdateKey.KeyName, strings.TrimSuffix(z.Name, "."), v.Name, o.Name, o.Name)
+				rs.Errorf(z.Src, "spec.updateKeyRef", "cannot use key %q to update zone %q of view %q: the key selects view %q (its transfer key, or its matchClients directly or through a BindACL), so the updates, and the records they add, would land in view %q; give the zone a key of its own view", z.UpdateKey.KeyName, strings.TrimSuffix(z.Name, "."), v.Name, o.Name, o.Name)
 				continue
 			}
 			if first := byKey[k]; first != nil && first.View != v {
@@ -377,4 +391,38 @@ func checkViewKeys(c *model.Cluster) diag.Results {
 		}
 	}
 	return rs
+}
+
+// matchedKeys are the keys (lower case, no trailing dot) an address match
+// list admits: named directly, or through BindACLs (followed by name,
+// case-insensitively, as BIND does, each once so a loop ends). A key under a
+// negation (`!key k`, or `!acl` holding it) selects nothing. BIND reads a key
+// in an ACL exactly as one written in place, so both count the same.
+func matchedKeys(c *model.Cluster, elems []string) []string {
+	byName := map[string]*model.ACL{}
+	for _, a := range c.ACLs {
+		byName[strings.ToLower(a.Name)] = a
+	}
+	var out []string
+	seen := map[*model.ACL]bool{}
+	var walk func([]string)
+	walk = func(elems []string) {
+		for _, e := range elems {
+			el, err := nc.ParseElement(e)
+			if err != nil || el.Negated {
+				continue
+			}
+			switch {
+			case el.Key != "":
+				out = append(out, strings.ToLower(strings.TrimSuffix(el.Key, ".")))
+			case el.ACL != "":
+				if a := byName[strings.ToLower(el.ACL)]; a != nil && !seen[a] {
+					seen[a] = true
+					walk(a.Elements)
+				}
+			}
+		}
+	}
+	walk(elems)
+	return out
 }

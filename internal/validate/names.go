@@ -41,6 +41,18 @@ func keyName(s string) error {
 // builtinACLs cannot be redefined.
 var builtinACLs = map[string]bool{"any": true, "none": true, "localhost": true, "localnets": true}
 
+// reservedPrefix starts every name bind-fn itself writes into a named.conf
+// name space users share: the ACL of the cluster's peers the agent writes
+// (layout.PeersACL, "bind-fn-peers"), the rndc key (layout.RNDCKeyName,
+// "bind-fn-rndc") and the server lists (layout.PrimaryListName,
+// SecondariesListName). An ACL or key of that name defines it twice, and
+// named exits; the prefix is reserved whole so a name added later is too.
+const reservedPrefix = "bind-fn-"
+
+func reserved(name string) bool {
+	return strings.HasPrefix(strings.ToLower(name), reservedPrefix)
+}
+
 // builtinPolicies are BIND's own dnssec-policy names.
 var builtinPolicies = map[string]bool{"default": true, "insecure": true, "none": true}
 

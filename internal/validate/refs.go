@@ -11,6 +11,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 )
 
@@ -180,6 +181,8 @@ func checkObjectNames(s *model.Set) diag.Results {
 		}
 		if err := keyName(strings.TrimSuffix(name, ".")); err != nil {
 			rs.Errorf(o.Src, field, "cannot use %q as a TSIG key name: %v", name, err)
+		} else if reserved(name) {
+			rs.Errorf(o.Src, field, "cannot define TSIG key %q: names starting %q are bind-fn's own (the rndc key %q is one; named would exit on a key defined twice); choose another name", name, reservedPrefix, layout.RNDCKeyName)
 		}
 		sn, f := sp.SecretName, "spec.secretName"
 		if sn == "" {
@@ -198,6 +201,8 @@ func checkObjectNames(s *model.Set) diag.Results {
 			rs.Errorf(o.Src, field, "cannot use %q as an ACL name: %v", name, err)
 		} else if builtinACLs[strings.ToLower(name)] || strings.EqualFold(name, "key") {
 			rs.Errorf(o.Src, field, "cannot define ACL %q: it is a BIND built-in; choose another name", name)
+		} else if reserved(name) {
+			rs.Errorf(o.Src, field, "cannot define ACL %q: names starting %q are bind-fn's own (the agent writes ACL %q, the cluster's peers, and named exits on an ACL defined twice); choose another name", name, reservedPrefix, layout.PeersACL)
 		}
 		if len(o.Obj.Spec.Addresses) == 0 {
 			rs.Errorf(o.Src, "spec.addresses", "cannot define ACL %q without addresses: list at least one element (use none to match nothing)", name)

@@ -102,13 +102,14 @@ func checkRuntimeAddresses(c *model.Cluster) diag.Results {
 
 var ipLiteral = regexp.MustCompile(`[0-9A-Fa-f:.]*[:.][0-9A-Fa-f:.]*(?:/[0-9]+)?`)
 
-// CheckRendered proves, after rendering, that every IP literal in every
+// CheckRendered checks the rendered objects against the API server's size
+// limits (checkObjectSizes), and proves, after rendering, that every IP literal in every
 // rendered named.conf comes from an input field (or is loopback, for the
 // control and statistics channels): no pod IP and no address learnt at run
 // time is ever rendered (DESIGN §5). A hit is a bug in bind-fn, reported
 // against the cluster.
 func CheckRendered(clusters []*model.Cluster, objs []render.Object) diag.Results {
-	var rs diag.Results
+	rs := checkObjectSizes(clusters, objs)
 	byName := map[string]*model.Cluster{}
 	allowed := map[string]map[netip.Prefix]bool{}
 	for _, c := range clusters {

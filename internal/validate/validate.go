@@ -40,6 +40,7 @@ func Check(set *model.Set, clusters []*model.Cluster, prev *render.Previous, zon
 		checkRefKinds,
 		checkSecretTemplates,
 		checkObjectNames,
+		checkNamespaces,
 	} {
 		rs = append(rs, f(set)...)
 	}
@@ -60,6 +61,7 @@ var clusterChecks = []func(*model.Cluster) diag.Results{
 	checkKeyRefsInLists,
 	checkViewKeys,
 	checkZoneNames,
+	checkViewNameSpace,
 	checkZoneTypes,
 	checkRecordsOnNonPrimary,
 	checkDynamic,

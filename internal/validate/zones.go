@@ -159,15 +159,21 @@ func checkSOATimers(c *model.Cluster) diag.Results {
 			}
 			return int64(*p)
 		}
+		// A refresh, retry or expire under 1 is refused where the SOA is
+		// built (zonefile); its relations say nothing more (docs/validation.md).
+		low := func(p *int32) bool { return p != nil && *p < 1 }
+		related := !low(soa.Refresh) && !low(soa.Retry) && !low(soa.Expire)
 		refresh, retry := val(soa.Refresh, model.DefaultRefresh), val(soa.Retry, model.DefaultRetry)
 		expire, minimum := val(soa.Expire, model.DefaultExpire), val(soa.Minimum, model.DefaultMinimum)
-		if retry >= refresh {
-			rs.Warnf(z.Src, "spec.soa.retry", "cannot keep SOA retry (%d) at or above refresh (%d): a secondary that missed a refresh should retry sooner; lower retry", retry, refresh)
-		}
-		if expire <= refresh+retry {
-			rs.Errorf(z.Src, "spec.soa.expire", "cannot use SOA expire %d: it must exceed refresh + retry (%d), or secondaries drop the zone before they can retry; use at least a week (604800)", expire, refresh+retry)
-		} else if expire < 86400 {
-			rs.Warnf(z.Src, "spec.soa.expire", "SOA expire %d is under a day: secondaries stop answering for the zone soon after the primary is unreachable; use one to four weeks", expire)
+		if related {
+			if retry >= refresh {
+				rs.Warnf(z.Src, "spec.soa.retry", "cannot keep SOA retry (%d) at or above refresh (%d): a secondary that missed a refresh should retry sooner; lower retry", retry, refresh)
+			}
+			if expire <= refresh+retry {
+				rs.Errorf(z.Src, "spec.soa.expire", "cannot use SOA expire %d: it must exceed refresh + retry (%d), or secondaries drop the zone before they can retry; use at least a week (604800)", expire, refresh+retry)
+			} else if expire < 86400 {
+				rs.Warnf(z.Src, "spec.soa.expire", "SOA expire %d is under a day: secondaries stop answering for the zone soon after the primary is unreachable; use one to four weeks", expire)
+			}
 		}
 		if minimum > 86400 {
 			rs.Warnf(z.Src, "spec.soa.minimum", "SOA minimum (negative-caching TTL) %d is over a day: a name added later stays NXDOMAIN in caches that long; use 60 to 3600 (RFC 2308)", minimum)
@@ -210,6 +216,7 @@ func checkZoneData(c *model.Cluster, prev *render.Previous, zones *render.ZoneCa
 				continue
 			}
 			rs = append(rs, checkZoneSize(z, built)...)
+			rs = append(rs, checkZoneLimits(c, z, built)...)
 			rs = append(rs, checkSerial(c, v, z, built, prev)...)
 		}
 	}
@@ -260,56 +267,171 @@ func checkSerial(c *model.Cluster, v *model.View, z *model.Zone, built *zonefile
 	return rs
 }
 
-// checkDNSSECPolicies: key roles, algorithms, sizes and NSEC3 parameters
-// BIND accepts.
+// checkDNSSECPolicies: key roles, sizes, NSEC3 parameters and the relations
+// between a policy's durations that BIND enforces (lib/isccfg/kaspconf.c,
+// 9.18 and 9.20). Algorithms, roles and durations are parsed in the model;
+// a key it could not read is reported there, and the relations that need
+// it are not checked.
 func checkDNSSECPolicies(clusters []*model.Cluster) diag.Results {
 	var rs diag.Results
 	for _, p := range distinct(clusters, func(c *model.Cluster) []*model.DNSSECPolicy { return c.DNSSECPolicies }) {
-		roles := map[string]int{}
 		for i, k := range p.Spec.Keys {
-			f := fmt.Sprintf("spec.keys[%d]", i)
-			// Roles and algorithms are checked while resolving (model).
-			role := strings.ToLower(k.Role)
-			roles[role]++
+			if k.Bits == nil {
+				continue
+			}
+			f := fmt.Sprintf("spec.keys[%d].bits", i)
 			alg := strings.ToLower(k.Algorithm)
-			if k.Bits != nil {
-				if !strings.HasPrefix(alg, "rsa") && alg != "8" && alg != "10" {
-					rs.Errorf(p.Src, f+".bits", "cannot set a key size for algorithm %q: only RSA keys take bits", alg)
-				} else if *k.Bits < 1024 || *k.Bits > 4096 {
-					rs.Errorf(p.Src, f+".bits", "cannot use an RSA key of %d bits: use 2048 to 4096", *k.Bits)
+			if a, ok := model.DNSSECAlgorithmAliases[alg]; ok {
+				alg = a
+			}
+			switch {
+			case alg == "" || rsaAlgorithms[alg] == nil && !model.DNSSECAlgorithms[alg]:
+				// the default algorithm, or one the model refused: no size to check
+				if alg == "" {
+					rs.Errorf(p.Src, f, "cannot set a key size for the default algorithm ecdsap256sha256: only RSA keys take bits")
 				}
+			case rsaAlgorithms[alg] == nil:
+				rs.Errorf(p.Src, f, "cannot set a key size for algorithm %q: only RSA keys take bits", alg)
+			case !*rsaAlgorithms[alg]:
+				// an RSA algorithm the model refused (rsasha1, nsec3rsasha1)
+			case *k.Bits < 1024 || *k.Bits > 4096:
+				rs.Errorf(p.Src, f, "cannot use an RSA key of %d bits: BIND takes 1024 to 4096 (use 2048 or more)", *k.Bits)
 			}
 		}
-		if len(p.Spec.Keys) > 0 && roles["csk"] == 0 && (roles["ksk"] == 0 || roles["zsk"] == 0) {
-			rs.Errorf(p.Src, "spec.keys", "cannot sign with dnssec-policy %q: it needs a csk, or both a ksk and a zsk", p.Name)
-		} else {
-			// BIND: "dnssec-policy: algorithm N requires both KSK and ZSK
-			// roles" -- per algorithm, not per policy.
-			byAlg := map[string]map[string]bool{}
-			var algs []string
-			for _, k := range p.Keys {
-				if byAlg[k.Algorithm] == nil {
-					byAlg[k.Algorithm] = map[string]bool{}
-					algs = append(algs, k.Algorithm)
-				}
-				byAlg[k.Algorithm][k.Role] = true
-			}
-			for _, a := range algs {
-				if r := byAlg[a]; !r["csk"] && (!r["ksk"] || !r["zsk"]) {
-					rs.Errorf(p.Src, "spec.keys", "cannot sign with dnssec-policy %q: algorithm %s needs a csk, or both a ksk and a zsk of that algorithm (BIND: \"algorithm requires both KSK and ZSK roles\")", p.Name, a)
-				}
-			}
+		complete := len(p.Keys) > 0 && (len(p.Spec.Keys) == 0 || len(p.Keys) == len(p.Spec.Keys))
+		if complete {
+			rs = append(rs, checkPolicyRoles(p)...)
+		}
+		sigs := checkPolicySignatures(p)
+		rs = append(rs, sigs...)
+		if complete && len(sigs) == 0 {
+			// BIND checks lifetimes only once the signature durations pass.
+			rs = append(rs, checkPolicyLifetimes(p)...)
 		}
 		if n := p.Spec.NSEC3; n != nil {
-			switch {
-			case n.Iterations < 0 || n.Iterations > 150:
-				rs.Errorf(p.Src, "spec.nsec3.iterations", "cannot use %d NSEC3 iterations: BIND refuses more than 150; use 0 (RFC 9276)", n.Iterations)
-			case n.Iterations > 0:
-				rs.Warnf(p.Src, "spec.nsec3.iterations", "%d NSEC3 iterations cost resolvers work and add no security: use 0 (RFC 9276)", n.Iterations)
+			if n.Iterations != 0 {
+				rs.Errorf(p.Src, "spec.nsec3.iterations", "cannot use %d NSEC3 iterations: BIND 9.20 refuses any value but 0 (\"nsec3 iterations value %d not allowed, must be zero\"; 9.18 warns), and extra iterations add no security (RFC 9276); use 0", n.Iterations, n.Iterations)
 			}
 			if n.SaltLength < 0 || n.SaltLength > 255 {
 				rs.Errorf(p.Src, "spec.nsec3.saltLength", "cannot use an NSEC3 salt of %d bytes: use 0 (RFC 9276), at most 255", n.SaltLength)
 			}
+		}
+	}
+	return rs
+}
+
+// rsaAlgorithms are BIND's RSA algorithms (the ones that take a key size),
+// by mnemonic and number; the value says whether bind-fn accepts it.
+var rsaAlgorithms = func() map[string]*bool {
+	yes, no := true, false
+	return map[string]*bool{
+		"rsamd5": &no, "1": &no, "rsasha1": &no, "5": &no, "nsec3rsasha1": &no, "7": &no,
+		"rsasha256": &yes, "8": &yes, "rsasha512": &yes, "10": &yes,
+	}
+}()
+
+// checkPolicyRoles: BIND wants, per algorithm, a csk or both a ksk and a
+// zsk ("dnssec-policy: algorithm N requires both KSK and ZSK roles").
+func checkPolicyRoles(p *model.DNSSECPolicy) diag.Results {
+	var rs diag.Results
+	byAlg := map[string]map[string]bool{}
+	var algs []string
+	for _, k := range p.Keys {
+		if byAlg[k.Algorithm] == nil {
+			byAlg[k.Algorithm] = map[string]bool{}
+			algs = append(algs, k.Algorithm)
+		}
+		byAlg[k.Algorithm][k.Role] = true
+	}
+	for _, a := range algs {
+		if r := byAlg[a]; !r["csk"] && (!r["ksk"] || !r["zsk"]) {
+			rs.Errorf(p.Src, "spec.keys", "cannot sign with dnssec-policy %q: algorithm %s needs a csk, or both a ksk and a zsk of that algorithm (BIND: \"algorithm requires both KSK and ZSK roles\")", p.Name, a)
+		}
+	}
+	return rs
+}
+
+// BIND's dnssec-policy defaults (lib/dns/include/dns/kasp.h, 9.18 and
+// 9.20), in seconds, by named.conf keyword.
+var kaspDefaults = map[string]uint64{
+	"signatures-refresh":         5 * 86400,
+	"signatures-validity":        14 * 86400,
+	"signatures-validity-dnskey": 14 * 86400,
+	"dnskey-ttl":                 3600,
+	"parent-ds-ttl":              86400,
+	"publish-safety":             3600,
+	"retire-safety":              3600,
+	"max-zone-ttl":               86400,
+	"zone-propagation-delay":     300,
+	"parent-propagation-delay":   3600,
+}
+
+// kaspSignaturesJitter is BIND's signatures-jitter (PT12H), which the API
+// does not set.
+const kaspSignaturesJitter = 12 * 3600
+
+// policyDuration is a duration of p in seconds, BIND's default when unset,
+// and the field that set it ("" for the default).
+func policyDuration(p *model.DNSSECPolicy, kw string) (uint64, string) {
+	for _, d := range p.Durations {
+		if d.Keyword == kw {
+			return d.Value.Seconds, "spec." + d.Field
+		}
+	}
+	return kaspDefaults[kw], ""
+}
+
+// checkPolicySignatures: signatures-refresh under 90 % of both validities,
+// and BIND's 12-hour signatures-jitter within them.
+func checkPolicySignatures(p *model.DNSSECPolicy) diag.Results {
+	var rs diag.Results
+	refresh, refreshField := policyDuration(p, "signatures-refresh")
+	for _, kw := range []string{"signatures-validity-dnskey", "signatures-validity"} {
+		validity, validityField := policyDuration(p, kw)
+		if float64(refresh) >= float64(validity)*0.9 {
+			f := refreshField
+			if f == "" {
+				f = validityField
+			}
+			rs.Errorf(p.Src, f, "cannot refresh signatures %d seconds before they expire with %s %d seconds: BIND wants signatures-refresh under 90%% of %s (named refuses the policy: \"signatures-refresh must be at most 90%% of the %s\"); lower signaturesRefresh or raise the validity", refresh, kw, validity, kw, kw)
+			continue
+		}
+		if validity < kaspSignaturesJitter {
+			rs.Errorf(p.Src, validityField, "cannot use %s of %d seconds: BIND spreads signature expiry over signatures-jitter (PT12H, its default) and refuses a validity shorter than that (\"signatures-jitter cannot be larger than %s\"); use at least PT12H", kw, validity, kw)
+		}
+	}
+	return rs
+}
+
+// checkPolicyLifetimes: a key with a finite lifetime must outlive the
+// rollover that replaces it, as BIND computes it (kaspconf.c):
+//
+//	publish  = dnskey-ttl + publish-safety + zone-propagation-delay
+//	KSK      > max(publish, parent-ds-ttl + retire-safety + parent-propagation-delay)
+//	ZSK      > max(publish, signatures-validity - signatures-refresh + max-zone-ttl + retire-safety + zone-propagation-delay)
+//
+// a CSK both ("key lifetime is shorter than the time it takes to do a
+// rollover").
+func checkPolicyLifetimes(p *model.DNSSECPolicy) diag.Results {
+	var rs diag.Results
+	d := func(kw string) uint64 { v, _ := policyDuration(p, kw); return v }
+	publish := d("dnskey-ttl") + d("publish-safety") + d("zone-propagation-delay")
+	kskRetire := d("parent-ds-ttl") + d("retire-safety") + d("parent-propagation-delay")
+	zskRetire := d("signatures-validity") - d("signatures-refresh") + d("max-zone-ttl") + d("retire-safety") + d("zone-propagation-delay")
+	kskMin, zskMin := max(publish, kskRetire), max(publish, zskRetire)
+	for i, k := range p.Keys {
+		if k.Lifetime.Unlimited {
+			continue
+		}
+		min, how := uint64(0), ""
+		if k.Role == "ksk" || k.Role == "csk" {
+			min, how = kskMin, fmt.Sprintf("as a KSK, the larger of dnskeyTTL + publishSafety + zonePropagationDelay (%d) and parentDSTTL + retireSafety + parentPropagationDelay (%d)", publish, kskRetire)
+		}
+		if (k.Role == "zsk" || k.Role == "csk") && zskMin > min {
+			min, how = zskMin, fmt.Sprintf("as a ZSK, the larger of dnskeyTTL + publishSafety + zonePropagationDelay (%d) and signaturesValidity - signaturesRefresh + maxZoneTTL + retireSafety + zonePropagationDelay (%d)", publish, zskRetire)
+		}
+		if k.Lifetime.Seconds <= min {
+			rs.Errorf(p.Src, fmt.Sprintf("spec.keys[%d].lifetime", i), "cannot give a %s the lifetime %s (%d seconds): a rollover of it takes %d seconds with this policy's TTLs, safeties and delays (%s; unset ones at BIND's defaults), and named refuses a lifetime that is not longer (\"key lifetime is shorter than the time it takes to do a rollover\"); use a longer lifetime, or unlimited", k.Role, k.Lifetime.Text, k.Lifetime.Seconds, min, how)
 		}
 	}
 	return rs
@@ -383,6 +505,9 @@ func checkMaxZoneTTL(c *model.Cluster) diag.Results {
 				continue
 			}
 			limit := z.DNSSEC.MaxZoneTTL
+			if limit == 0 {
+				continue // maxZoneTTL PT0S: no limit (named 9.18 and 9.20 load any TTL)
+			}
 			why := fmt.Sprintf("dnssec-policy %q allows at most %d seconds (maxZoneTTL", z.DNSSEC.Name, limit)
 			if z.DNSSEC.Spec.MaxZoneTTL == "" {
 				why += ", BIND's default PT24H"
@@ -501,4 +626,41 @@ func checkPolicyApex(c *model.Cluster) diag.Results {
 		}
 	}
 	return rs
+}
+
+// checkViewNameSpace: a view has one name space of zones. A BindZone, the
+// view's catalog zone and its response policy zones each become a zone
+// statement, so two of them with one name (any kinds, any case: BIND
+// compares names case-insensitively) are a zone defined twice, and named
+// refuses the config. The model reports two BindZones; this reports the
+// catalog or policy that takes a name already used.
+func checkViewNameSpace(c *model.Cluster) diag.Results {
+	var rs diag.Results
+	for _, v := range c.Views {
+		first := map[string]diag.ObjectRef{}
+		for _, z := range v.Zones {
+			first[z.Name] = z.Src.Ref
+		}
+		taken := func(src diag.Source, what, name string) {
+			if prev, ok := first[name]; ok {
+				rs.Errorf(src, "spec.zoneName", "cannot define %s %q%s: %s already uses that zone name (zone names are case-insensitive; a zone, the catalog zone and the response policy zones of a view share one name space, and named refuses a zone defined twice); rename one", what, strings.TrimSuffix(name, "."), inView(v), prev)
+				return
+			}
+			first[name] = src.Ref
+		}
+		if v.Catalog != nil {
+			taken(v.Catalog.Src, "catalog zone", v.Catalog.ZoneName)
+		}
+		for _, p := range v.Policies {
+			taken(p.Src, "response policy zone", p.ZoneName)
+		}
+	}
+	return rs
+}
+
+func inView(v *model.View) string {
+	if v.Name == "" {
+		return ""
+	}
+	return fmt.Sprintf(" in view %q", v.Name)
 }

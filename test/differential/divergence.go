@@ -32,6 +32,8 @@ var documentedMessages = []*regexp.Regexp{
 	regexp.MustCompile(`cannot sign zone .* in view .* too`),                                                 // one zone name signed in two views
 	regexp.MustCompile(`cannot use DNSSEC algorithm "(?i:rsasha1|nsec3rsasha1|rsamd5|dsa|nsec3dsa|[1357])"`), // SHA-1 and older algorithms
 	regexp.MustCompile(`cannot generate a .* key: Go has no`),                                                // Ed448 keys to generate
+	regexp.MustCompile(`NSEC3 iterations: BIND 9.20 refuses any value but 0`),                                // NSEC3 iterations other than 0 (9.18 loads them)
+	regexp.MustCompile(`names starting "bind-fn-" are bind-fn's own`),                                        // ACL and key names starting bind-fn-
 }
 
 // Divergence is one disagreement between fn-validate and BIND.
