@@ -63,6 +63,8 @@ func lex(data string) ([]line, error) {
 			}
 			i++
 			inTok = true
+		case quoted && c >= 0x80:
+			fmt.Fprintf(&tok, "\\%03d", c)
 		case quoted:
 			tok.WriteByte(c)
 			if c == '"' {
@@ -99,6 +101,11 @@ func lex(data string) ([]line, error) {
 			}
 		case c == ' ' || c == '\t' || c == '\r':
 			flush()
+		case c >= 0x80:
+			// BIND reads raw octets; JSON strings are UTF-8, so the
+			// package carries them as \DDD, which BIND reads alike.
+			fmt.Fprintf(&tok, "\\%03d", c)
+			inTok = true
 		default:
 			tok.WriteByte(c)
 			inTok = true
@@ -154,13 +161,30 @@ type rec struct {
 	no                int
 }
 
-// Zone is a converted zone file.
+// Zone is a converted zone file: a package of a BindCluster and a BindZone.
 type Zone struct {
 	Origin string
-	// Items are the package: a BindCluster and a BindZone.
-	Items []model.Item
+	Zone   *v1alpha1.BindZone
 	// Records is the number of records carried.
 	Records int
+}
+
+// Items are the package as pipeline items.
+func (z *Zone) Items() ([]model.Item, error) {
+	return Items(map[string][]any{"cluster.yaml": {ClusterObj()}, "zone.yaml": {z.Zone}})
+}
+
+// WithDefaultTimers is the package with bind-fn's default SOA refresh,
+// retry and expire instead of the file's (serial, MNAME, RNAME and minimum
+// kept): for files whose only refusal is a timer bind-fn refuses on
+// purpose, so that their records are still held to BIND's verdict.
+func (z *Zone) WithDefaultTimers() *Zone {
+	c := *z
+	c.Zone = z.Zone.DeepCopy()
+	if soa := c.Zone.Spec.SOA; soa != nil {
+		soa.Refresh, soa.Retry, soa.Expire = nil, nil, nil
+	}
+	return &c
 }
 
 // ConvertZone converts a zone file, record by record as written, into a
@@ -332,11 +356,7 @@ func build(origin string, recs []rec, defTTL *uint32) (*Zone, error) {
 		t := int32(*defTTL)
 		zone.Spec.DefaultTTL = &t
 	}
-	items, err := Items(map[string][]any{"cluster.yaml": {ClusterObj()}, "zone.yaml": {&zone}})
-	if err != nil {
-		return nil, err
-	}
-	return &Zone{Origin: origin, Items: items, Records: len(recs)}, nil
+	return &Zone{Origin: origin, Zone: &zone, Records: len(recs)}, nil
 }
 
 // ClusterObj is the converted packages' BindCluster: one authoritative
