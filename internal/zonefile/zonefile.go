@@ -343,7 +343,7 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 	}
 	// A zone name that is no host name is reported on the zone, not on
 	// every record in it.
-	if ownerNeedsHostname(t) && !isHostname(owner, true) && plainZoneName(b.origin) {
+	if ownerNeedsHostname(t) && !ownerHostOK(owner, t) && plainZoneName(b.origin) {
 		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of a %s record: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", name, tname)
 		return
 	}
