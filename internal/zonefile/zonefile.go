@@ -351,6 +351,10 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of a %s record: BIND loads zones with check-names, which takes a mailbox here (any first label, then a host name: letters, digits and inner hyphens per label); fix the name", name, tname)
 		return
 	}
+	if err := checkOwnerForm(owner, t); err != nil && plainZoneName(b.origin) {
+		b.rs.Errorf(src, field+".name", "cannot use %q as the owner: %v", name, err)
+		return
+	}
 	set := &rrset{src: src, field: field, owner: owner, typ: t, entries: make([]entry, 0, len(values))}
 	for i, v := range values {
 		f := field + ".values[" + strconv.Itoa(i) + "]"
@@ -363,6 +367,11 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 		e, err := parseValue(owner, rttl, t, tname, v, b.origin)
 		if err != nil {
 			b.rs.Errorf(src, f, "cannot parse value for type %s: %v", tname, err)
+			ok = false
+			continue
+		}
+		if err := checkForm(e.rr); err != nil {
+			b.rs.Errorf(src, f, "cannot use value for type %s: %v", tname, err)
 			ok = false
 			continue
 		}
@@ -414,6 +423,7 @@ func (b *builder) finish() (*Zone, diag.Results) {
 	for _, s := range b.order {
 		b.checkSet(s, byOwner[s.owner])
 	}
+	b.checkZoneForms()
 	if b.rs.HasErrors() {
 		return nil, b.rs
 	}
@@ -442,7 +452,9 @@ func (b *builder) checkSet(s *rrset, atOwner []*rrset) {
 	}
 	if s.typ == dns.TypeCNAME {
 		for _, o := range atOwner {
-			if o == s || o.typ == dns.TypeRRSIG || o.typ == dns.TypeNSEC {
+			// BIND 9.18 and 9.20 (cname_and_other) take KEY, SIG, NSEC
+			// and RRSIG next to a CNAME (RFC 2535, RFC 3007).
+			if o == s || o.typ == dns.TypeRRSIG || o.typ == dns.TypeNSEC || o.typ == dns.TypeKEY || o.typ == dns.TypeSIG {
 				continue
 			}
 			b.rs.Errorf(s.src, s.ownerField(), "a CNAME at %s cannot share its name with other data, but %s defines %s there: remove one of them", s.owner, o.where(), dns.Type(o.typ))

@@ -157,7 +157,8 @@ func dumpRecords(dump, origin string) []string {
 		if len(f) < 4 || strings.HasPrefix(l, ";") || f[3] == "SOA" {
 			continue
 		}
-		if f[3] == "NS" && dns.CanonicalName(f[0]) == apex {
+		f[0] = dns.CanonicalName(f[0])
+		if f[3] == "NS" && f[0] == apex {
 			f[1] = "-"
 		}
 		out = append(out, strings.Join(f, " "))
