@@ -158,7 +158,10 @@ func checkSVCB(typ, owner string, prio uint16, target string, kvs []dns.SVCBKeyV
 		}
 		http := false
 		for _, a := range alpn {
-			http = http || svcbHTTP[a]
+			// BIND splits ids at commas, escaped ones included.
+			for _, id := range strings.Split(strings.ReplaceAll(a, `\`, ""), ",") {
+				http = http || svcbHTTP[id]
+			}
 		}
 		if http && !have[dns.SVCB_DOHPATH] {
 			return fmt.Errorf("a _dns SVCB with an HTTP alpn (%s) needs a dohpath: BIND 9.20 refuses it (\"no DOHPATH\"); add dohpath=/dns-query{?dns}", strings.Join(alpn, ","))

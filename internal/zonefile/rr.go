@@ -95,6 +95,10 @@ func parseValue(owner string, ttl uint32, typ uint16, typName, value, origin str
 		// the result (DS "0 0 0 ", EID with no data).
 		return entry{}, fmt.Errorf("write a %s value in its own text form: the RFC 3597 \\# form is accepted only for TYPEnnn types", typName)
 	}
+	if (typ == dns.TypeSVCB || typ == dns.TypeHTTPS) && strings.Contains(strings.ToLower(value), "ipv6hint=") && strings.Contains(strings.ToLower(value), "::ffff:") {
+		// BIND 9.18 and 9.20 load it; miekg/dns cannot hold it.
+		return entry{}, fmt.Errorf("a v4-mapped address (::ffff:a.b.c.d) in ipv6hint cannot be rendered here, although BIND loads it: give the IPv4 address in ipv4hint instead")
+	}
 	if e, ok := fastValue(owner, ttl, typ, typName, value, origin); ok {
 		return e, nil
 	}

@@ -1,0 +1,123 @@
+package zonefile
+
+import (
+	"strings"
+	"testing"
+
+	"git.unkin.net/unkin/bind-fn/internal/model"
+)
+
+// TestRecordForms: the record forms BIND refuses and miekg/dns reads
+// (classes found by the ISC checkzone corpus, test/corpus, issue 20) are
+// located errors, and BIND 9.18 refuses the hand-written record too, unless
+// the refusal is BIND 9.20's (v920: then 9.18 loads it, and the corpus test
+// holds the refusal to 9.20); accepted forms load in BIND.
+func TestRecordForms(t *testing.T) {
+	const key = "257 3 8 AwEAAcFcGsaxxdgiuuGmCkVImy4h99CqT7jwY3pexPGcnUFtR2Fh36BponcwtkZ4cAgtvd4Qs8PkxUdp6p/DlUmObdk="
+	cases := map[string]struct {
+		reason string
+		zone   string
+		rrsets []*model.RRset
+		raw    string
+		field  string // "" when accepted
+		v920   bool   // refused by BIND 9.20 only
+		// bindLoads: a deliberate refusal of what BIND loads (documented).
+		bindLoads bool
+	}{
+		"ds short digest": {reason: "a SHA-256 DS digest is 64 hex digits", rrsets: recs(inline(0, "sub", "NS", "ns.example.net."), inline(1, "sub", "DS", "60485 8 2 ABCDEF")),
+			raw: "sub 300 IN NS ns.example.net.\nsub 300 IN DS 60485 8 2 ABCDEF", field: "spec.records[1].values[0]"},
+		"ds sha1 ok": {reason: "a SHA-1 DS digest of 40 hex digits", rrsets: recs(inline(0, "sub", "NS", "ns.example.net."), inline(1, "sub", "DS", "60485 8 1 2BB183AF5F22588179A53B0A98631FAD1A292118")),
+			raw: "sub 300 IN NS ns.example.net.\nsub 300 IN DS 60485 8 1 2BB183AF5F22588179A53B0A98631FAD1A292118"},
+		"sshfp short": {reason: "a SHA-256 SSHFP fingerprint is 64 hex digits", rrsets: recs(inline(0, "host", "SSHFP", "4 2 ABCDEF")),
+			raw: "host 300 IN SSHFP 4 2 ABCDEF", field: "spec.records[0].values[0]"},
+		"nsec3 padded": {reason: "NSEC3 next hashes are base32hex without padding (corpus bad-nsec3-padded.db)", rrsets: recs(inline(0, "0p9mhaveqvm6t7vbl5lop2u3t2rp3tom", "NSEC3", "1 1 12 AABBCCDD CPNMU=== MX")),
+			raw: "0p9mhaveqvm6t7vbl5lop2u3t2rp3tom 300 IN NSEC3 1 1 12 AABBCCDD CPNMU=== MX", field: "spec.records[0].values[0]"},
+		"nsec3 sha1 length": {reason: "a SHA-1 next hash is 20 bytes (corpus bad-nsec3-length.db: a ';' cut it)", rrsets: recs(inline(0, "I7A7A184GGMI35K1E3IR650LKO7NOB5R", "NSEC3", "1 0 10 76931F IMQ912BREQP1POLAH3RMONG A")),
+			raw: "I7A7A184GGMI35K1E3IR650LKO7NOB5R 300 IN NSEC3 1 0 10 76931F IMQ912BREQP1POLAH3RMONG A", field: "spec.records[0].values[0]"},
+		"nsec3 owner padded": {reason: "an NSEC3 owner's first label is base32hex without padding (corpus bad-nsec3owner-padded.db)", rrsets: recs(inline(0, "CPNMU===", "NSEC3", "2 1 12 AABBCCDD CPNMU MX")),
+			raw: "CPNMU=== 300 IN NSEC3 2 1 12 AABBCCDD CPNMU MX", field: "spec.records[0].name"},
+		"nsec3 unpadded ok": {reason: "an unpadded short hash of another algorithm loads (corpus good-nsec3-nopadhash.db)", rrsets: recs(inline(0, "CPNMU", "NSEC3", "2 1 12 AABBCCDD CPNMU MX")),
+			raw: "CPNMU 300 IN NSEC3 2 1 12 AABBCCDD CPNMU MX"},
+		"svcb mandatory missing": {reason: "a mandatory key must be set (corpus bad-svcb-mandatory.db)", rrsets: recs(inline(0, "svcb", "SVCB", "1 . mandatory=alpn port=53")),
+			raw: "svcb 300 IN SVCB 1 . mandatory=alpn port=53", field: "spec.records[0].values[0]"},
+		"svcb mandatory ok": {reason: "a mandatory key that is set", rrsets: recs(inline(0, "svcb", "SVCB", "1 . mandatory=alpn alpn=h2")),
+			raw: "svcb 300 IN SVCB 1 . mandatory=alpn alpn=h2"},
+		"svcb no-default-alpn": {reason: "no-default-alpn needs alpn", rrsets: recs(inline(0, "svcb", "HTTPS", "1 . no-default-alpn port=443")),
+			raw: "svcb 300 IN HTTPS 1 . no-default-alpn port=443", field: "spec.records[0].values[0]"},
+		"svcb target check-names": {reason: "a ServiceMode target is a host name (corpus bad-svcb-servername.db)", rrsets: recs(inline(0, "svcb", "SVCB", "1 _underscore.example. port=60")),
+			raw: "svcb 300 IN SVCB 1 _underscore.example. port=60", field: "spec.records[0].values[0]"},
+		"svcb alias target": {reason: "an AliasMode target is not checked", rrsets: recs(inline(0, "svcb", "HTTPS", "0 _underscore.example.")),
+			raw: "svcb 300 IN HTTPS 0 _underscore.example."},
+		"svcb keyNNNNN": {reason: "an unregistered key in keyNNNNN form loads", rrsets: recs(inline(0, "svcb", "SVCB", `1 . key65000="x"`)),
+			raw: `svcb 300 IN SVCB 1 . key65000="x"`},
+		"svcb v4-mapped hint": {reason: "a v4-mapped ipv6hint: BIND loads it, miekg/dns cannot hold it; refused with the fix (ipv4hint), documented in docs/validation.md", rrsets: recs(inline(0, "svcb", "SVCB", "1 . ipv6hint=::ffff:192.0.2.1")),
+			raw: "svcb 300 IN SVCB 1 . ipv6hint=::ffff:192.0.2.1", field: "spec.records[0].values[0]", bindLoads: true},
+		"_dns no alpn": {reason: "a _dns SVCB needs alpn (RFC 9461; corpus bad-_dns-svcb1.db)", rrsets: recs(inline(0, "_dns", "SVCB", "1 ns.example.net. dohpath=/{?dns}")),
+			raw: "_dns 300 IN SVCB 1 ns.example.net. dohpath=/{?dns}", field: "spec.records[0].values[0]", v920: true},
+		"_dns h2 no dohpath": {reason: "a _dns SVCB with an HTTP alpn needs a dohpath (corpus bad-_dns-svcb3.db)", rrsets: recs(inline(0, "_dns", "SVCB", "1 ns.example.net. alpn=h2")),
+			raw: "_dns 300 IN SVCB 1 ns.example.net. alpn=h2", field: "spec.records[0].values[0]", v920: true},
+		"_dns escaped comma": {reason: "BIND splits alpn ids at escaped commas too (corpus bad-_dns-svcb6.db)", rrsets: recs(inline(0, "_443._dns", "SVCB", `1 ns.example.net. alpn=x1\\,h2`)),
+			raw: `_443._dns 300 IN SVCB 1 ns.example.net. alpn=x1\\,h2`, field: "spec.records[0].values[0]", v920: true},
+		"_dns dot ok": {reason: "DoT needs no dohpath", rrsets: recs(inline(0, "_dns", "SVCB", "1 ns.example.net. alpn=dot")),
+			raw: "_dns 300 IN SVCB 1 ns.example.net. alpn=dot"},
+		"cds without dnskey": {reason: "a CDS needs a DNSKEY of its algorithm at the apex (corpus bad-cds.db)", rrsets: recs(inline(0, "@", "CDS", "60485 8 2 D4B7D520E7BB5F0F67674A0CCEB1E3E0614B93C4F9E99B8383F6A1E4469DA50A")),
+			raw: "@ 300 IN CDS 60485 8 2 D4B7D520E7BB5F0F67674A0CCEB1E3E0614B93C4F9E99B8383F6A1E4469DA50A", field: "spec.records[0].values[0]"},
+		"cdnskey other algorithm": {reason: "a CDNSKEY needs a DNSKEY of its algorithm (corpus bad-cdnskey.db)", rrsets: recs(inline(0, "@", "DNSKEY", key), inline(1, "@", "CDNSKEY", "257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ==")),
+			raw: "@ 300 IN DNSKEY " + key + "\n@ 300 IN CDNSKEY 257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ==", field: "spec.records[1].values[0]"},
+		"cdnskey matching": {reason: "a CDNSKEY of the DNSKEY's algorithm", rrsets: recs(inline(0, "@", "DNSKEY", key), inline(1, "@", "CDNSKEY", key)),
+			raw: "@ 300 IN DNSKEY " + key + "\n@ 300 IN CDNSKEY " + key},
+		"cds delete alone": {reason: "the CDS deletion record loads without a DNSKEY (corpus good-cds-unsigned.db)", rrsets: recs(inline(0, "@", "CDS", "0 0 0 00")),
+			raw: "@ 300 IN CDS 0 0 0 00"},
+		"ns below dname": {reason: "an apex nameserver below a DNAME is occluded (corpus ns-address-below-dname.db)", rrsets: recs(inline(0, "sub", "DNAME", "example.net."), inline(1, "ns.sub", "A", "192.0.2.1")),
+			raw: "@ 300 IN NS ns.sub\nsub 300 IN DNAME example.net.\nns.sub 300 IN A 192.0.2.1", field: "spec.nameservers[1]"},
+		"wildcard ns": {reason: "BIND refuses an NS at a wildcard", rrsets: recs(inline(0, "*", "NS", "ns.example.net.")),
+			raw: "* 300 IN NS ns.example.net.", field: "spec.records[0].name"},
+		"ds not at delegation": {reason: "a DS only at a delegation (BIND 9.20; corpus bad-ds-2.db)", rrsets: recs(inline(0, "foo", "DS", "60485 8 2 D4B7D520E7BB5F0F67674A0CCEB1E3E0614B93C4F9E99B8383F6A1E4469DA50A")),
+			raw: "foo 300 IN DS 60485 8 2 D4B7D520E7BB5F0F67674A0CCEB1E3E0614B93C4F9E99B8383F6A1E4469DA50A", field: "spec.records[0].name", v920: true},
+		"cname and key": {reason: "BIND takes a KEY beside a CNAME (corpus bad-cname-and-key.db, loaded by 9.18 and 9.20)", rrsets: recs(inline(0, "good", "KEY", key), inline(1, "good", "CNAME", "@")),
+			raw: "good 300 IN KEY " + key + "\ngood 300 IN CNAME @"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			zone := tc.zone
+			if zone == "" {
+				zone = "example.com."
+			}
+			ns := []string{"ns1.example.net."}
+			if name == "ns below dname" {
+				ns = append(ns, "ns.sub")
+			}
+			built, rs := Build(testZone(zone, ns, nil, tc.rrsets...))
+			err := bindZone(t, zone, tc.raw)
+			if tc.field == "" {
+				if rs.HasErrors() {
+					t.Fatalf("%s: %v", tc.reason, rs)
+				}
+				checkZone(t, zone, built.Text(1))
+				if err != nil {
+					t.Errorf("%s: named-checkzone refuses the hand-written form: %v", tc.reason, err)
+				}
+				return
+			}
+			found := false
+			for _, r := range rs {
+				found = found || r.Field == tc.field && strings.Contains(r.Message, "BIND")
+			}
+			if !found {
+				t.Errorf("%s: got %v, want an error at %s", tc.reason, rs, tc.field)
+			}
+			if tc.v920 && err != nil {
+				t.Errorf("%s: marked as BIND 9.20's refusal, but 9.18 refuses it too: %v", tc.reason, err)
+			}
+			if tc.bindLoads {
+				if err != nil {
+					t.Errorf("%s: listed as a refusal of what BIND loads, but 9.18 refuses it: %v", tc.reason, err)
+				}
+				return
+			}
+			if !tc.v920 && err == nil {
+				t.Errorf("%s: named-checkzone 9.18 loads %q: the refusal is not needed", tc.reason, tc.raw)
+			}
+		})
+	}
+}
