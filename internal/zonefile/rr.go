@@ -9,6 +9,10 @@ import (
 	"github.com/miekg/dns"
 )
 
+// bindOnlyTypes are the types BIND names (lib/dns/rdata) that miekg/dns
+// does not: they are written as TYPEnnn with generic RDATA.
+var bindOnlyTypes = map[string]int{"A6": 38, "WKS": 11, "NSAP": 22, "SINK": 40, "DSYNC": 66, "HHIT": 67, "BRID": 68, "DOA": 259, "WALLET": 262}
+
 // rrType resolves a type mnemonic (any case) or an RFC 3597 TYPEnnn to its
 // number and the mnemonic the zone file uses. Types that cannot live in a
 // zone file (meta and query types) are refused; the SOA is refused by the
@@ -21,6 +25,9 @@ func rrType(s string) (uint16, string, error) {
 		if err == nil {
 			t, ok = uint16(n), true
 		}
+	}
+	if n, known := bindOnlyTypes[u]; !ok && known {
+		return 0, "", fmt.Errorf("record type %s is one BIND reads but this renderer cannot parse: write it as type TYPE%d with its RDATA in the RFC 3597 generic form, `\\# <length> <hex>` (dig +unknownformat prints a served record so)", u, n)
 	}
 	if !ok {
 		return 0, "", fmt.Errorf("unknown record type %q: use a mnemonic such as A, AAAA, CNAME, MX, TXT, SRV, or TYPEnnn", s)
