@@ -57,7 +57,26 @@ type zoneDiff struct {
 // knownZoneDiffs are the differences kept on purpose, each with its reason
 // (docs/validation.md, "The corpus", lists them too). Any other difference
 // fails the test; a listed one that is gone fails it too.
-var knownZoneDiffs = map[string]zoneDiff{}
+var knownZoneDiffs = map[string]zoneDiff{
+	"bad-_dns-svcb1.db":             {[]string{"9.18"}, "9.18 loads a _dns SVCB without alpn; 9.20, which bind-fn ships, refuses it"},
+	"bad-_dns-svcb2.db":             {[]string{"9.18"}, "9.18 loads a _dns SVCB with an HTTP alpn and no dohpath; 9.20 refuses it"},
+	"bad-_dns-svcb3.db":             {[]string{"9.18"}, "as bad-_dns-svcb2.db (alpn h2)"},
+	"bad-_dns-svcb4.db":             {[]string{"9.18"}, "as bad-_dns-svcb2.db (alpn h3)"},
+	"bad-_dns-svcb5.db":             {[]string{"9.18"}, "as bad-_dns-svcb2.db (alpn h1\\,h2, one id with a comma)"},
+	"bad-_dns-svcb6.db":             {[]string{"9.18"}, "as bad-_dns-svcb2.db (alpn x1\\,h2)"},
+	"bad-ds-2.db":                   {[]string{"9.18"}, "9.18 loads a DS that is not at a delegation; 9.20 refuses it"},
+	"bad-eui48-no-leading-zero.db":  {[]string{"9.18"}, "9.18 reads an EUI48 without leading zeros; 9.20 and miekg/dns refuse it"},
+	"bad-eui48-trailing-garbage.db": {[]string{"9.18"}, "9.18 ignores text after an EUI48; 9.20 and miekg/dns refuse it"},
+	"bad-eui64-no-leading-zero.db":  {[]string{"9.18"}, "as bad-eui48-no-leading-zero.db, for EUI64"},
+	"bad-eui64-trailing-garbage.db": {[]string{"9.18"}, "as bad-eui48-trailing-garbage.db, for EUI64"},
+	"good-nsap.db":                  {[]string{"9.18", "9.20"}, "miekg/dns has no NSAP type: refused with the form that works (TYPE22 and RFC 3597 RDATA)"},
+}
+
+// knownSelfCheck are files whose rendered zone BIND reads with other
+// records than the file, and why.
+var knownSelfCheck = map[string]string{
+	"crashzone.db": "RRSIGs at one name covering different types with different TTLs: the API holds one TTL per name and type, so the converter gives every RRSIG there the first one",
+}
 
 // bindLoads reports whether named (of version v) loads file as primary zone
 // origin with its default checks: named-checkconf -z on a one-zone
@@ -250,8 +269,16 @@ func TestZoneCorpus(t *testing.T) {
 					t.Errorf("named-checkzone -D: %v %v\n%s\n%s", ok1, ok2, want, got)
 					continue
 				}
-				if d := cmp.Diff(dumpRecords(want, origin), dumpRecords(got, origin)); d != "" {
+				d := cmp.Diff(dumpRecords(want, origin), dumpRecords(got, origin))
+				switch why, listed := knownSelfCheck[file]; {
+				case d == "" && listed:
+					t.Errorf("listed in knownSelfCheck (%s), but BIND reads the same records: remove it", why)
+				case listed:
+					c["self-check differs, listed"]++
+				case d != "":
 					t.Errorf("BIND reads other records from the rendered zone than from the file (-file +render):\n%s", d)
+				default:
+					c["self-check same records"]++
 				}
 			}
 		})
