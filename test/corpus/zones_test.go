@@ -103,6 +103,11 @@ func fnVerdict(t *testing.T, z *Zone) ([]render.Object, diag.Results) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pipelineRun(items)
+}
+
+// pipelineRun is fn-validate's path on items.
+func pipelineRun(items []model.Item) ([]render.Object, diag.Results) {
 	return pipeline.Run(pipeline.Input{Items: items}, render.Options{Rand: &testutil.DetRand{}})
 }
 
