@@ -151,13 +151,13 @@ func defaultMailbox(origin string) string {
 }
 
 // plainZoneName reports whether origin holds only letters, digits, '-',
-// '_' and dots: a zone name the builder accepts, so that check-names is
+// '_', dots, and in reverse zones '/' (RFC 2317): a zone name the builder accepts, so that check-names is
 // reported on the records (a name with other characters is reported on
 // the zone instead).
 func plainZoneName(origin string) bool {
 	for i := 0; i < len(origin); i++ {
 		c := origin[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '/' && reverseOwner(origin)) {
 			return false
 		}
 	}

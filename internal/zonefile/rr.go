@@ -106,6 +106,9 @@ func parseValue(owner string, ttl uint32, typ uint16, typName, value, origin str
 		// BIND 9.18 and 9.20 load it; miekg/dns cannot hold it.
 		return entry{}, fmt.Errorf("a v4-mapped address (::ffff:a.b.c.d) in ipv6hint cannot be rendered here, although BIND loads it: give the IPv4 address in ipv4hint instead")
 	}
+	if typ == dns.TypeLOC {
+		value = locSeconds(value)
+	}
 	if e, ok := fastValue(owner, ttl, typ, typName, value, origin); ok {
 		return e, nil
 	}
@@ -354,4 +357,26 @@ func parseAll(text, origin string) ([]dns.RR, error) {
 // cleanErr drops the "dns: " prefix of miekg/dns parse errors.
 func cleanErr(err error) error {
 	return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "dns: "))
+}
+
+// locSeconds writes the seconds BIND lets a LOC value leave out when it
+// gives the minutes ("52 22 N 4 53 E 10m", RFC 1876: each of minutes and
+// seconds is optional), which miekg/dns refuses: "52 22 0 N 4 53 0 E 10m",
+// the same location.
+func locSeconds(v string) string {
+	f := strings.Fields(v)
+	var out []string
+	n := 0 // numbers since the last hemisphere
+	for _, w := range f {
+		switch strings.ToUpper(w) {
+		case "N", "S", "E", "W":
+			if n == 2 {
+				out = append(out, "0")
+			}
+			n = -1
+		}
+		out = append(out, w)
+		n++
+	}
+	return strings.Join(out, " ")
 }
