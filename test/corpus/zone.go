@@ -167,6 +167,8 @@ type Zone struct {
 	Zone   *v1alpha1.BindZone
 	// Records is the number of records carried.
 	Records int
+	// FromDump: converted from BIND's dump (ConvertDump), not as written.
+	FromDump bool
 }
 
 // Items are the package as pipeline items.
@@ -290,7 +292,11 @@ func ConvertDump(origin, dump string) (*Zone, error) {
 		}
 		recs = append(recs, rec{owner: f[0], typ: f[3], rdata: strings.TrimSpace(rest), ttl: uint32(ttl), no: i + 1})
 	}
-	return build(origin, recs, nil)
+	z, err := build(origin, recs, nil)
+	if z != nil {
+		z.FromDump = true
+	}
+	return z, err
 }
 
 func isApex(owner, apex string) bool {

@@ -238,6 +238,12 @@ func TestZoneCorpus(t *testing.T) {
 					t.Errorf("%s: listed as a known difference (%s), but BIND and fn-validate agree (loads: %v): remove it from knownZoneDiffs and docs/validation.md", v.name, known.reason, bindOK)
 				case bindOK == fnOK:
 					c["agree"]++
+					if cerr != nil {
+						c["agree, the converter cannot read it either"]++
+					}
+					if z != nil && z.FromDump {
+						c["agree, converted from BIND's dump"]++
+					}
 					if timers {
 						c["agree, SOA timers refused on purpose"]++
 					}
