@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the pinned CLIs (tools/<name>/go.mod) into bin/ and installs Debian's BIND
-# when it is missing.
+# Builds the pinned CLIs (tools/<name>/go.mod) into bin/ and installs both BIND releases
+# the tests run (hack/install-bind.sh: Debian's 9.18, and the 9.20 root as bin/bind-9.20).
 #   hack/install-tools.sh          everything `make test` needs
 #   hack/install-tools.sh kpt      only the named tools (`make example` needs kpt alone);
 #                                  names: bind kustomize controller-gen crossplane kpt external-dns
@@ -27,20 +27,8 @@ wanted() { [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $1 "* ]]; }
 
 command -v go >/dev/null 2>&1 || { echo "install-tools: go is not in PATH (want Go 1.26 at /usr/local/go/bin)" >&2; exit 1; }
 
-need_apt=()
-wanted bind && for c in named named-checkconf named-checkzone rndc nsupdate dig ip unshare; do
-  command -v "$c" >/dev/null 2>&1 || [ -x "/usr/sbin/$c" ] || [ -x "/sbin/$c" ] || need_apt+=("$c")
-done
-if [ ${#need_apt[@]} -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "install-tools: missing ${need_apt[*]}; as root run: apt-get update && apt-get install -y bind9 bind9-utils bind9-dnsutils iproute2 util-linux" >&2
-    exit 1
-  fi
-  echo "install-tools: installing Debian packages for: ${need_apt[*]}" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    bind9 bind9-utils bind9-dnsutils iproute2 util-linux >/dev/null
-fi
+# BIND 9.18 (Debian's, when named is missing) and the BIND 9.20 root (bin/bind-9.20).
+wanted bind && bash "$root/hack/install-bind.sh"
 
 goversion=$(go env GOVERSION GOOS GOARCH | tr '\n' ' ')
 

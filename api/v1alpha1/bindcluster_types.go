@@ -33,7 +33,7 @@ type BindClusterSpec struct {
 	Replicas int32 `json:"replicas,omitempty"`
 
 	// Image is the BIND image the named container runs.
-	// +kubebuilder:default="internetsystemsconsortium/bind9:9.20"
+	// +kubebuilder:default="git.unkin.net/unkin/bind-fn/bind9:9.20.30-1-deb13u1"
 	// +optional
 	Image string `json:"image,omitempty"`
 

@@ -27,7 +27,10 @@ func TestParseDurationBIND(t *testing.T) {
 		if err := os.WriteFile(conf, []byte(fmt.Sprintf("dnssec-policy \"p\" { dnskey-ttl %s; };\n", d)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out, err := bindtools.Offline(t, bindtools.BINDPath(t, "named-checkconf"), conf).CombinedOutput()
+		out, err := bindtools.OnEvery(t, func(r bindtools.Release) (string, error) {
+			o, err := r.Offline(t, "named-checkconf", conf).CombinedOutput()
+			return string(o), err
+		})
 		bind := err == nil
 		_, perr := model.ParseDuration(d, false)
 		ours := perr == nil

@@ -17,7 +17,7 @@ import (
 var ownedOptions = map[string]string{
 	"include": "", "directory": "", "pid-file": "", "session-keyfile": "", "key-directory": "",
 	"managed-keys-directory": "", "dump-file": "", "statistics-file": "", "memstatistics-file": "",
-	"bindkeys-file": "", "secroots-file": "", "recursing-file": "", "lock-file": "", "geoip-directory": "",
+	"bindkeys-file": "", "secroots-file": "", "recursing-file": "", "geoip-directory": "",
 	"listen-on": "spec.ipv6", "listen-on-v6": "spec.ipv6", "version": "",
 	"allow-query": "spec.allowQuery", "recursion": "spec.mode", "allow-recursion": "spec.allowRecursion",
 	"forwarders": "spec.forwarders", "forward": "spec.forwardOnly", "dnssec-validation": "spec.dnssecValidation",
@@ -47,11 +47,11 @@ const (
 	optPercent
 )
 
-// knownOptions are the statements BIND 9.18's options clause accepts
-// (neither deprecated nor obsolete), with the shape of their value. The list
-// was read from named-checkconf 9.18.49 (each name with a bad value gives
-// an error other than "unknown option"); TestKnownOptionsBIND checks it
-// against the named-checkconf the tests run.
+// knownOptions are the statements the options clause of both BIND 9.18 and
+// BIND 9.20 accepts (neither deprecated nor obsolete in either), with the
+// shape of their value. The list was read from named-checkconf 9.18.49 and
+// 9.20.30 (each name with a bad value gives an error other than "unknown
+// option"); TestKnownOptionsBIND checks it against both releases.
 var knownOptions = map[string]optKind{
 	"allow-new-zones":                   optBool,
 	"allow-notify":                      optAny,
@@ -93,13 +93,9 @@ var knownOptions = map[string]optKind{
 	"dns64":                             optAny,
 	"dns64-contact":                     optAny,
 	"dns64-server":                      optAny,
-	"dnskey-sig-validity":               optNumber,
 	"dnssec-accept-expired":             optBool,
-	"dnssec-dnskey-kskonly":             optBool,
 	"dnssec-loadkeys-interval":          optNumber,
 	"dnssec-policy":                     optAny,
-	"dnssec-secure-to-insecure":         optBool,
-	"dnssec-update-mode":                optAny,
 	"dnssec-validation":                 optBool,
 	"dnstap":                            optAny,
 	"dnstap-identity":                   optString,
@@ -136,13 +132,11 @@ var knownOptions = map[string]optKind{
 	"ipv4only-enable":                   optBool,
 	"ipv4only-server":                   optAny,
 	"ixfr-from-differences":             optBool,
-	"keep-response-order":               optAny,
 	"key-directory":                     optString,
 	"lame-ttl":                          optDuration,
 	"listen-on":                         optAny,
 	"listen-on-v6":                      optAny,
 	"lmdb-mapsize":                      optSize,
-	"lock-file":                         optString,
 	"managed-keys-directory":            optString,
 	"masterfile-format":                 optAny,
 	"masterfile-style":                  optAny,
@@ -169,7 +163,6 @@ var knownOptions = map[string]optKind{
 	"max-transfer-time-out":             optNumber,
 	"max-types-per-name":                optNumber,
 	"max-udp-size":                      optNumber,
-	"max-zone-ttl":                      optDuration,
 	"memstatistics":                     optBool,
 	"memstatistics-file":                optString,
 	"message-compression":               optBool,
@@ -229,9 +222,7 @@ var knownOptions = map[string]optKind{
 	"session-keyname":                   optAny,
 	"sig-signing-nodes":                 optNumber,
 	"sig-signing-signatures":            optNumber,
-	"sig-signing-type":                  optNumber,
-	"sig-validity-interval":             optAny, // a second word too (named-checkconf)
-	"sortlist":                          optAny,
+	"sig-signing-type":                  optNumber, // a second word too (named-checkconf)
 	"stale-answer-client-timeout":       optNumber,
 	"stale-answer-enable":               optBool,
 	"stale-answer-ttl":                  optDuration,
@@ -261,7 +252,6 @@ var knownOptions = map[string]optKind{
 	"try-tcp-refresh":                   optBool,
 	"udp-receive-buffer":                optNumber,
 	"udp-send-buffer":                   optNumber,
-	"update-check-ksk":                  optBool,
 	"update-quota":                      optNumber,
 	"v6-bias":                           optNumber,
 	"validate-except":                   optAny,
@@ -270,6 +260,29 @@ var knownOptions = map[string]optKind{
 	"zero-no-soa-ttl-cache":             optBool,
 	"zone-statistics":                   optBool,
 }
+
+// goneIn920 are options BIND 9.18 reads and BIND 9.20, the release bind-fn
+// ships, calls obsolete or deprecated (named-checkconf 9.20.30 warns
+// "is obsolete and should be removed" or "is deprecated"): bind-fn renders
+// one config for both releases, so extraOptions refuses them, naming the
+// release and, where there is one, the replacement. TestKnownOptionsBIND
+// checks every entry against both releases' named-checkconf.
+var goneIn920 = map[string]struct{ how, use string }{
+	"dnskey-sig-validity":       {"obsolete", "dnssec-policy's signatures-validity-dnskey (BindDNSSECPolicy)"},
+	"dnssec-dnskey-kskonly":     {"obsolete", "dnssec-policy (BindDNSSECPolicy), which signs the DNSKEY set with the KSK alone"},
+	"dnssec-secure-to-insecure": {"obsolete", "dnssec-policy \"insecure\" to go unsigned"},
+	"dnssec-update-mode":        {"obsolete", "dnssec-policy (BindDNSSECPolicy)"},
+	"keep-response-order":       {"obsolete", ""},
+	"lock-file":                 {"removed (named-checkconf 9.20: \"no longer exists\"; named refuses to start)", ""},
+	"max-zone-ttl":              {"deprecated", "dnssec-policy's max-zone-ttl (BindDNSSECPolicy)"},
+	"sig-validity-interval":     {"obsolete", "dnssec-policy's signatures-validity (BindDNSSECPolicy)"},
+	"sortlist":                  {"deprecated", ""},
+	"update-check-ksk":          {"obsolete", "dnssec-policy (BindDNSSECPolicy)"},
+}
+
+// GoneIn920 lists the options extraOptions refuses because BIND 9.20 no
+// longer reads them (for TestKnownOptionsBIND), sorted.
+func GoneIn920() []string { return slices.Sorted(maps.Keys(goneIn920)) }
 
 // ParseExtraOptions reads BindCluster.spec.extraOptions: each entry is one
 // or more options statements, read by the named.conf lexer (the one every
@@ -306,9 +319,17 @@ func ParseExtraOptions(src diag.Source, entries []string, rs *diag.Results) []nc
 				rs.Errorf(src, field, "cannot set %q in extraOptions: %s", name, fix)
 				continue
 			}
+			if g, ok := goneIn920[name]; ok {
+				fix := "remove it"
+				if g.use != "" {
+					fix = "use " + g.use + " instead"
+				}
+				rs.Errorf(src, field, "cannot set %q in extraOptions: it is %s in BIND 9.20, the release bind-fn renders for (named-checkconf 9.20 warns); %s", name, g.how, fix)
+				continue
+			}
 			kind, known := knownOptions[name]
 			if !known {
-				rs.Errorf(src, field, "cannot set %q in extraOptions: BIND has no such option (named: \"unknown option\"); check the spelling against the BIND 9.18 options reference", s.Name())
+				rs.Errorf(src, field, "cannot set %q in extraOptions: BIND has no such option (named: \"unknown option\"); check the spelling against the options reference of BIND 9.20 (and 9.18: bind-fn renders one config for both)", s.Name())
 				continue
 			}
 			if err := checkOptionValue(s, kind); err != nil {

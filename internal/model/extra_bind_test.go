@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,21 +14,37 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
-// checkconf runs named-checkconf on text and returns its output and verdict.
-func checkconf(t *testing.T, text string) (string, bool) {
+// checkconfOn runs one release's named-checkconf on text and returns its
+// output and verdict.
+func checkconfOn(t *testing.T, r bindtools.Release, text string) (string, bool) {
 	t.Helper()
 	conf := filepath.Join(t.TempDir(), "named.conf")
 	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := bindtools.Offline(t, bindtools.BINDPath(t, "named-checkconf"), conf).CombinedOutput()
+	out, err := r.Offline(t, "named-checkconf", conf).CombinedOutput()
 	return string(out), err == nil
 }
 
+// checkconf runs every release's named-checkconf on text: the outputs, and
+// whether every release accepts it.
+func checkconf(t *testing.T, text string) (string, bool) {
+	t.Helper()
+	out, err := bindtools.OnEvery(t, func(r bindtools.Release) (string, error) {
+		o, ok := checkconfOn(t, r, text)
+		if !ok {
+			return o, errors.New("refused")
+		}
+		return o, nil
+	})
+	return out, err == nil
+}
+
 // TestKnownOptionsBIND: every option name extraOptions accepts is one the
-// real named-checkconf knows in options (a bad value gives another error
-// than "unknown option", and no deprecation warning), and a misspelt one is
-// unknown to both.
+// real named-checkconf of every release knows in options (a bad value gives
+// another error than "unknown option", and no deprecation warning), and a
+// misspelt one is unknown to both; every option refused as gone in 9.20 is
+// one 9.18 knows and 9.20 warns about.
 func TestKnownOptionsBIND(t *testing.T) {
 	bindtools.RequireBIND(t)
 	names := model.KnownOptions()
@@ -45,8 +62,18 @@ func TestKnownOptionsBIND(t *testing.T) {
 	if b.Len() > 0 {
 		t.Errorf("options extraOptions accepts that BIND does not know:\n%s", b.String())
 	}
-	if out, _ := checkconf(t, "options { minimal-response yes; };\n"); !strings.Contains(out, "unknown option") {
+	if out, _ := checkconf(t, "options { minimal-response yes; };\n"); strings.Count(out, "unknown option") != len(bindtools.Releases) {
 		t.Errorf("named-checkconf no longer calls minimal-response unknown: %s", out)
+	}
+	for _, n := range model.GoneIn920() {
+		if out, _ := checkconfOn(t, bindtools.BIND918, "options { "+n+" zz__bad { }; };\n"); strings.Contains(out, "unknown option") ||
+			strings.Contains(out, "obsolete") || strings.Contains(out, "deprecated") {
+			t.Errorf("%s, refused as gone in 9.20, is not a plain 9.18 option: %s", n, out)
+		}
+		if out, _ := checkconfOn(t, bindtools.BIND920, "options { "+n+" zz__bad { }; };\n"); !strings.Contains(out, "obsolete") &&
+			!strings.Contains(out, "deprecated") && !strings.Contains(out, "no longer exists") {
+			t.Errorf("%s, refused as gone in 9.20, is not obsolete, deprecated or removed in 9.20: %s", n, out)
+		}
 	}
 }
 
@@ -86,7 +113,8 @@ func TestExtraOptionsBIND(t *testing.T) {
 			if tc.ok {
 				t.Errorf("%q: refused (%v), want accepted", tc.entry, rs)
 			}
-			// BIND must refuse it too: the entry as written, with ';'.
+			// BIND must refuse it too: the entry as written, with ';'
+			// (one release refusing is enough: one config serves both).
 			if out, ok := checkconf(t, "options { "+tc.entry+"\n; };\n"); ok {
 				t.Errorf("%q: we refuse it, named-checkconf accepts it: %s", tc.entry, out)
 			}

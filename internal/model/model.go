@@ -8,7 +8,11 @@ import (
 
 // Defaults the function applies (the CRDs carry the same ones).
 const (
-	DefaultImage      = "internetsystemsconsortium/bind9:9.20"
+	// DefaultImage is the BIND image bind-fn ships: BIND 9.20 from Debian
+	// trixie's packages, built by `make images` (hack/bind-image.sh) from the
+	// same root every real-BIND test runs; its tag follows
+	// tools/bind9.20/version (TestDefaultImageFollowsPin).
+	DefaultImage      = "git.unkin.net/unkin/bind-fn/bind9:9.20.30-1-deb13u1"
 	DefaultAgentImage = "git.unkin.net/unkin/bind-fn/bind-fn-agent:v0.1.0"
 	DefaultAlgorithm  = "hmac-sha256"
 	DefaultTTL        = 3600

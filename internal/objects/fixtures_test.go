@@ -59,7 +59,7 @@ func fullCluster() *model.Cluster {
 		Namespace: "dns-system",
 		Spec: defaulted(v1alpha1.BindClusterSpec{
 			Replicas:        3,
-			Image:           "internetsystemsconsortium/bind9:9.20.11",
+			Image:           "git.unkin.net/unkin/bind-fn/bind9:9.20.30-1-deb13u1.11",
 			ImagePullPolicy: corev1.PullIfNotPresent,
 			Agent:           &v1alpha1.AgentSpec{Image: "registry.example/bind-fn-agent:v1.2.3", MetricsPort: 9200},
 			Resources: corev1.ResourceRequirements{

@@ -384,7 +384,7 @@ var goodExtra = []string{
 
 func (g *gen) clusterSpec(c *cluster, spec map[string]any) {
 	if g.chance(0.3) {
-		spec["image"] = g.pick("internetsystemsconsortium/bind9:9.20", "internetsystemsconsortium/bind9:9.18", "registry.example.com/bind9@sha256:"+strings.Repeat("ab", 32))
+		spec["image"] = g.pick("git.unkin.net/unkin/bind-fn/bind9:9.20.30-1-deb13u1", "internetsystemsconsortium/bind9:9.18", "registry.example.com/bind9@sha256:"+strings.Repeat("ab", 32))
 	}
 	if g.chance(0.2) {
 		spec["imagePullPolicy"] = g.pick("Always", "IfNotPresent", "Never")

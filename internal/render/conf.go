@@ -160,7 +160,6 @@ func (b *confBuilder) options() nc.Stmt {
 		nc.S(nc.Kw("directory"), nc.Str(layout.DataDir)),
 		nc.S(nc.Kw("pid-file"), nc.Str(layout.RunFile("named.pid"))),
 		nc.S(nc.Kw("session-keyfile"), nc.Str(layout.RunFile("session.key"))),
-		nc.S(nc.Kw("lock-file"), nc.Str(layout.RunFile("named.lock"))),
 		nc.S(nc.Kw("listen-on"), nc.L(nc.S(nc.Kw("any")))),
 	}
 	if sp.IPv6 {

@@ -108,7 +108,7 @@ func startReference(t *testing.T, lab *Lab, nsec int, base int) refPair {
 	keys := fmt.Sprintf("key \"ref-xfr\" { algorithm hmac-sha256; secret %q; };\nkey \"ref-upd\" { algorithm hmac-sha256; secret %q; };\n", xfr, upd)
 	opts := func(dir, addr string) string {
 		return fmt.Sprintf(`options {
-	directory %q; pid-file "named.pid"; session-keyfile "session.key"; lock-file "named.lock";
+	directory %q; pid-file "named.pid"; session-keyfile "session.key";
 	listen-on { %s; }; listen-on-v6 { none; }; recursion no; allow-transfer { none; };
 	notify-rate 1000; startup-notify-rate 1000; serial-query-rate 1000; notify-delay 0;
 };

@@ -151,18 +151,11 @@ func moduleOf(goMod string) (string, error) {
 // RepoRoot is the repository root (the directory of the main go.mod).
 func RepoRoot(t testing.TB) string {
 	t.Helper()
-	rootOnce.Do(func() {
-		wd, err := os.Getwd()
-		if err != nil {
-			rootErr = err
-			return
-		}
-		rootDir, rootErr = findRoot(wd)
-	})
-	if rootErr != nil {
-		t.Fatal(rootErr)
+	dir, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return rootDir
+	return dir
 }
 
 // Bin is the absolute path of bin/<name> in the repository. It fails the
@@ -204,13 +197,20 @@ func FreePort(t testing.TB) int {
 	return 0
 }
 
-// NamedCheckconf runs `named-checkconf -t root -z file`: file is the absolute
-// path named sees inside root (the pod's path), so the rendered config is
-// checked with the paths the pod uses, zones loaded. It returns the combined
-// output and the command's error (nil when BIND accepts the config).
+// NamedCheckconf runs `named-checkconf -t root -z file` on every release
+// (Releases): file is the absolute path named sees inside root (the pod's
+// path), so the rendered config is checked with the paths the pod uses,
+// zones loaded. It returns each release's output, prefixed with its name,
+// and an error unless every release accepts the config.
 func NamedCheckconf(t testing.TB, root, file string) (string, error) {
 	t.Helper()
-	out, err := Offline(t, BINDPath(t, "named-checkconf"), "-t", root, "-z", file).CombinedOutput()
+	return OnEvery(t, func(r Release) (string, error) { return r.NamedCheckconf(t, root, file) })
+}
+
+// NamedCheckconf is the package function on this release alone.
+func (r Release) NamedCheckconf(t testing.TB, root, file string) (string, error) {
+	t.Helper()
+	out, err := r.Offline(t, "named-checkconf", "-t", root, "-z", file).CombinedOutput()
 	return string(out), err
 }
 
@@ -218,7 +218,8 @@ func NamedCheckconf(t testing.TB, root, file string) (string, error) {
 // look up out-of-zone MX, SRV and NS targets through the system resolver
 // when loading zones, and tests must send nothing off the machine. As root
 // the command runs in a fresh, empty network namespace (unshare -n); as
-// any other user it fails the test rather than risk the traffic.
+// any other user it fails the test rather than risk the traffic. name is
+// a host program (see Release.Offline for a release's).
 func Offline(t testing.TB, name string, args ...string) *exec.Cmd {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -231,10 +232,16 @@ func Offline(t testing.TB, name string, args ...string) *exec.Cmd {
 	return exec.Command(unshare, append([]string{"-n", name}, args...)...)
 }
 
-// NamedCheckzone runs `named-checkzone zone file` and returns the combined output
-// and the command's error (nil when BIND loads the zone).
+// NamedCheckzone runs `named-checkzone zone file` on every release and
+// returns their outputs and an error unless every release loads the zone.
 func NamedCheckzone(t testing.TB, zone, file string) (string, error) {
 	t.Helper()
-	out, err := Offline(t, BINDPath(t, "named-checkzone"), "-i", "local", zone, file).CombinedOutput()
+	return OnEvery(t, func(r Release) (string, error) { return r.NamedCheckzone(t, zone, file) })
+}
+
+// NamedCheckzone is the package function on this release alone.
+func (r Release) NamedCheckzone(t testing.TB, zone, file string) (string, error) {
+	t.Helper()
+	out, err := r.Offline(t, "named-checkzone", "-i", "local", zone, file).CombinedOutput()
 	return string(out), err
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -192,5 +193,34 @@ zone "example.test" { type primary; file "/etc/bind-fn/zones/0/missing.zone"; };
 					tc.reason, err, tc.wantErr, out, tc.want)
 			}
 		})
+	}
+}
+
+// TestReleases: each release's programs are that release's (named -v and
+// named-checkconf -v through Command and Offline), so a test that names
+// 9.20 cannot silently run the host's 9.18.
+func TestReleases(t *testing.T) {
+	for _, r := range Releases {
+		t.Run(r.Name, func(t *testing.T) {
+			for _, c := range []struct {
+				prog string
+				cmd  func(string, ...string) *exec.Cmd
+			}{
+				{"named", func(n string, a ...string) *exec.Cmd { return r.Command(t, n, a...) }},
+				{"named-checkconf", func(n string, a ...string) *exec.Cmd { return r.Offline(t, n, a...) }},
+				{"named-checkzone", func(n string, a ...string) *exec.Cmd { return r.Offline(t, n, a...) }},
+			} {
+				out, err := c.cmd(c.prog, "-v").CombinedOutput()
+				if err != nil {
+					t.Fatalf("%s -v: %v\n%s", c.prog, err, out)
+				}
+				if v := strings.TrimSpace(string(out)); !strings.Contains(v, " "+r.Name+".") && !strings.HasPrefix(v, r.Name+".") {
+					t.Errorf("%s -v of %s printed %q", c.prog, r, v)
+				}
+			}
+		})
+	}
+	if _, err := ReleaseNamed("9.16"); err == nil || !strings.Contains(err.Error(), "9.18, 9.20") {
+		t.Errorf("ReleaseNamed(9.16) = %v, want an error naming the releases", err)
 	}
 }
