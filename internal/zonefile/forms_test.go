@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // TestRecordForms: the record forms BIND refuses and miekg/dns reads
@@ -153,31 +154,16 @@ func TestBINDOnlyTypes(t *testing.T) {
 	}
 }
 
-// bindZone920 is bindZone on BIND 9.20: named-checkzone -k fail from a
-// Debian trixie root's /usr (BINDFN_BIND920_ROOT, default /tmp/r920/root)
-// bound over /usr in a private mount and network namespace. A small helper
-// until bindtools runs every check on both versions.
+// bindZone920 is bindZone on BIND 9.20 (bindtools.BIND920).
 func bindZone920(t *testing.T, origin, raw string) (string, bool) {
 	t.Helper()
-	root := os.Getenv("BINDFN_BIND920_ROOT")
-	if root == "" {
-		root = "/tmp/r920/root"
-	}
-	if _, err := os.Stat(filepath.Join(root, "usr/bin/named-checkzone")); err != nil {
-		if os.Getenv("BINDFN_SKIP_BIND") == "1" {
-			t.Skip("BIND 9.20 missing and BINDFN_SKIP_BIND=1")
-		}
-		t.Fatalf("BIND 9.20 is missing: no %s/usr/bin/named-checkzone (set BINDFN_BIND920_ROOT to a root with bind9-utils 9.20)", root)
-	}
+	bindtools.RequireRelease(t, bindtools.BIND920)
 	text := "$TTL 300\n@ IN SOA ns1.example.net. h.example.net. 1 300 60 1209600 60\n@ IN NS ns1.example.net.\n" + raw + "\n"
 	path := filepath.Join(t.TempDir(), "db")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := exec.Command("unshare", "-m", "-n", "--propagation", "private", "sh", "-c",
-		`mount --bind "$BINDFN_USR" /usr && exec named-checkzone -i local -k fail "$0" "$1"`, origin, path)
-	c.Env = append(os.Environ(), "BINDFN_USR="+filepath.Join(root, "usr"))
-	out, err := c.CombinedOutput()
+	out, err := bindtools.BIND920.Offline(t, "named-checkzone", "-i", "local", "-k", "fail", origin, path).CombinedOutput()
 	if _, exit := err.(*exec.ExitError); err != nil && !exit {
 		t.Fatalf("named-checkzone 9.20: %v", err)
 	}
