@@ -208,6 +208,13 @@ func (b *builder) timer(v *int32, def uint32, field string, min int32) uint32 {
 		return def
 	}
 	if *v < min {
+		if *v >= 0 {
+			// BIND loads a 0 refresh, retry or expire; the secondaries
+			// bind-fn runs beside every primary would then poll without
+			// pause, never retry, or drop the zone at once.
+			b.rs.Errorf(b.src, field, "%d is below the minimum of %d: BIND loads it, but the cluster's secondaries transfer by these timers (a 0 refresh polls without pause, a 0 retry never waits, a 0 expire drops the zone); leave it unset for the default %d", *v, min, def)
+			return def
+		}
 		b.rs.Errorf(b.src, field, "%d is below the minimum of %d", *v, min)
 		return def
 	}
