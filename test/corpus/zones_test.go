@@ -194,8 +194,8 @@ func dumpRecords(dump, origin string) []string {
 // TestZoneCorpus: for every zone file of BIND's checkzone system test,
 // fn-validate's verdict on the converted package equals BIND's verdict on
 // the file, on 9.18 and on 9.20, or the difference is in knownZoneDiffs.
-// When both accept, BIND reads the same records from the file and from the
-// rendered zone (the converter's self-check), and the rendered zone loads.
+// When both accept, the rendered zone loads and BIND reads the same records
+// from the file and from it (the converter's self-check), on each release.
 func TestZoneCorpus(t *testing.T) {
 	vs := versions(t)
 	files, err := filepath.Glob(filepath.Join(zoneDir, "zones", "*.db"))
@@ -268,7 +268,7 @@ func TestZoneCorpus(t *testing.T) {
 				if out, ok := bindLoads(t, v, dir, origin, "zone.db"); !ok {
 					t.Errorf("%s: fn-validate accepts the package, but BIND refuses its rendered zone:\n%s\n%s", v.name, out, text)
 				}
-				if v.name != vs[0].name || !bindOK {
+				if !bindOK {
 					continue
 				}
 				// Self-check: the same records from the file and from the render.
