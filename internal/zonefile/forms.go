@@ -11,7 +11,7 @@ import (
 // The record forms BIND refuses and miekg/dns reads (ISC's checkzone
 // corpus, test/corpus): each check names the BIND source it follows.
 
-// digestHex is the digest length, in hex digits, of each DS (and CDS) and
+// dsDigestHex and sshfpDigestHex are the digest length, in hex digits, of each DS (and CDS) and
 // SSHFP digest type BIND knows (lib/dns/rdata/generic/ds_43.c,
 // sshfp_44.c): a digest of another length is refused.
 var (
@@ -63,6 +63,15 @@ func checkForm(rr dns.RR) error {
 	case *dns.SSHFP:
 		if n, ok := sshfpDigestHex[r.Type]; ok && len(r.FingerPrint) != n {
 			return fmt.Errorf("an SSHFP fingerprint of type %d is %d hex digits, not %d: BIND refuses the record (\"bad fingerprint length\"); fix the fingerprint or its type", r.Type, n, len(r.FingerPrint))
+		}
+	case *dns.ZONEMD:
+		// zonemd_63.c: SHA-384 48 octets, SHA-512 64, any other at least 12.
+		want := map[uint8]int{1: 96, 2: 128}[r.Hash]
+		switch {
+		case want > 0 && len(r.Digest) != want:
+			return fmt.Errorf("a ZONEMD digest of hash algorithm %d is %d hex digits, not %d: BIND refuses the record; fix the digest or its algorithm", r.Hash, want, len(r.Digest))
+		case want == 0 && len(r.Digest) < 24:
+			return fmt.Errorf("a ZONEMD digest is at least 12 octets (24 hex digits), not %d digits: BIND refuses the record", len(r.Digest))
 		}
 	case *dns.NSEC3:
 		next, err := decodeBase32hexNP(r.NextDomain)
