@@ -73,6 +73,25 @@ func checkForm(rr dns.RR) error {
 		case want == 0 && len(r.Digest) < 24:
 			return fmt.Errorf("a ZONEMD digest is at least 12 octets (24 hex digits), not %d digits: BIND refuses the record", len(r.Digest))
 		}
+	case *dns.CAA:
+		// caa_257.c: the tag is letters and digits (RFC 8659).
+		for _, c := range []byte(r.Tag) {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+				return fmt.Errorf("the CAA tag %q holds %q: BIND takes only letters and digits (RFC 8659), and refuses the record", r.Tag, rune(c))
+			}
+		}
+	case *dns.URI:
+		if r.Target == "" {
+			return fmt.Errorf("a URI record needs a target: BIND 9.20 refuses an empty one")
+		}
+	case *dns.IPSECKEY:
+		if r.PublicKey == "" {
+			return fmt.Errorf("an IPSECKEY record needs its public key (base64): BIND refuses the record without it")
+		}
+	case *dns.NSEC3PARAM:
+		if len(r.Salt) > 255*2 {
+			return fmt.Errorf("an NSEC3 salt is at most 255 octets (510 hex digits), not %d digits: BIND refuses the record", len(r.Salt))
+		}
 	case *dns.NSEC3:
 		next, err := decodeBase32hexNP(r.NextDomain)
 		if err != nil {
@@ -88,6 +107,23 @@ func checkForm(rr dns.RR) error {
 		return checkSVCB("SVCB", r.Hdr.Name, r.Priority, r.Target, r.Value)
 	case *dns.HTTPS:
 		return checkSVCB("HTTPS", r.Hdr.Name, r.Priority, r.Target, r.Value)
+	}
+	return nil
+}
+
+// checkValueForm checks what the parsed record no longer shows: an ISDN
+// of more than two character-strings ("extra input text"), an HINFO of
+// other than two (miekg/dns fills in the missing one), both refused by BIND.
+func checkValueForm(typ uint16, v string) error {
+	if typ == dns.TypeISDN {
+		if n, _ := unquotedWords(v); n > 2 {
+			return fmt.Errorf("an ISDN record holds an address and at most a subaddress, not %d strings: BIND refuses the record", n)
+		}
+	}
+	if typ == dns.TypeHINFO {
+		if n, _ := unquotedWords(v); n != 2 {
+			return fmt.Errorf("an HINFO record holds two strings, a CPU and an OS, not %d: BIND refuses the record", n)
+		}
 	}
 	return nil
 }

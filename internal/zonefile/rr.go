@@ -106,13 +106,24 @@ func parseValue(owner string, ttl uint32, typ uint16, typName, value, origin str
 		// BIND 9.18 and 9.20 load it; miekg/dns cannot hold it.
 		return entry{}, fmt.Errorf("a v4-mapped address (::ffff:a.b.c.d) in ipv6hint cannot be rendered here, although BIND loads it: give the IPv4 address in ipv4hint instead")
 	}
-	if typ == dns.TypeLOC {
+	switch typ {
+	case dns.TypeLOC:
 		value = locSeconds(value)
+	case dns.TypeX25:
+		// BIND reads the PSDN address as a character-string, quoted or
+		// not; miekg/dns only unquoted. Digits need no quotes.
+		if u, ok := strings.CutPrefix(value, `"`); ok && strings.HasSuffix(u, `"`) && strings.Trim(u[:len(u)-1], "0123456789") == "" {
+			value = u[:len(u)-1]
+		}
 	}
 	if e, ok := fastValue(owner, ttl, typ, typName, value, origin); ok {
 		return e, nil
 	}
-	return parseLine(owner, ttl, typ, typName, value, origin)
+	e, err := parseLine(owner, ttl, typ, typName, value, origin)
+	if err != nil && typ == dns.TypeAPL && strings.Contains(err.Error(), "extra bits") {
+		return e, fmt.Errorf("%v: BIND loads an APL prefix with host bits set, but this renderer cannot write one; give the network address (192.0.2.0/24, not 192.0.2.1/24)", err)
+	}
+	return e, err
 }
 
 // parseLine is parseValue's general path: the value is read by the

@@ -371,6 +371,11 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 			ok = false
 			continue
 		}
+		if err := checkValueForm(t, v); err != nil {
+			b.rs.Errorf(src, f, "cannot use value for type %s: %v", tname, err)
+			ok = false
+			continue
+		}
 		e, err := parseValue(owner, rttl, t, tname, v, b.origin)
 		if err != nil {
 			b.rs.Errorf(src, f, "cannot parse value for type %s: %v", tname, err)
