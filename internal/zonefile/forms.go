@@ -2,7 +2,10 @@ package zonefile
 
 import (
 	"encoding/base32"
+	"encoding/base64"
 	"fmt"
+	"regexp/syntax"
+	"strconv"
 	"strings"
 
 	"github.com/miekg/dns"
@@ -73,6 +76,22 @@ func checkForm(rr dns.RR) error {
 		case want == 0 && len(r.Digest) < 24:
 			return fmt.Errorf("a ZONEMD digest is at least 12 octets (24 hex digits), not %d digits: BIND refuses the record", len(r.Digest))
 		}
+	case *dns.NAPTR:
+		if err := naptrRegexp(r.Regexp); err != nil {
+			return fmt.Errorf("the NAPTR regexp %q: %v; BIND refuses the record (naptr_35.c)", r.Regexp, err)
+		}
+	case *dns.RRSIG:
+		if n := dns.CountLabel(r.SignerName); int(r.Labels) < n {
+			return fmt.Errorf("an RRSIG's labels field (%d) is below the %d labels of its signer %s: BIND refuses the record (\"out of range\")", r.Labels, n, r.SignerName)
+		}
+	case *dns.DHCID:
+		if _, err := base64.StdEncoding.Strict().DecodeString(r.Digest); err != nil || r.Digest == "" {
+			return fmt.Errorf("the DHCID data %q is not base64: BIND refuses the record", r.Digest)
+		}
+	case *dns.AMTRELAY:
+		if t := r.GatewayType &^ 0x80; t > 3 {
+			return fmt.Errorf("AMTRELAY relay type %d is not one of 0 (none), 1 (IPv4), 2 (IPv6), 3 (name): BIND refuses the record", t)
+		}
 	case *dns.CAA:
 		// caa_257.c: the tag is letters and digits (RFC 8659).
 		for _, c := range []byte(r.Tag) {
@@ -120,12 +139,149 @@ func checkValueForm(typ uint16, v string) error {
 			return fmt.Errorf("an ISDN record holds an address and at most a subaddress, not %d strings: BIND refuses the record", n)
 		}
 	}
+	if typ == dns.TypeLOC {
+		// The altitude follows the longitude's hemisphere: -100000.00 to
+		// 42849672.95 metres (loc_29.c); miekg/dns wraps it silently.
+		f := strings.Fields(v)
+		for i, w := range f {
+			if u := strings.ToUpper(w); (u == "E" || u == "W") && i+1 < len(f) {
+				alt, err := strconv.ParseFloat(strings.TrimSuffix(strings.ToLower(f[i+1]), "m"), 64)
+				if err == nil && (alt < -100000 || alt > 42849672.95) {
+					return fmt.Errorf("a LOC altitude is -100000m to 42849672.95m, not %s: BIND refuses the record", f[i+1])
+				}
+				break
+			}
+		}
+	}
 	if typ == dns.TypeHINFO {
 		if n, _ := unquotedWords(v); n != 2 {
 			return fmt.Errorf("an HINFO record holds two strings, a CPU and an OS, not %d: BIND refuses the record", n)
 		}
 	}
 	return nil
+}
+
+// dohPathOK is BIND's validate_dohpath in short: a path starting with '/'
+// whose URI template expressions ({...}, RFC 6570) close and one of which
+// names the variable dns.
+func dohPathOK(t string) bool {
+	if !strings.HasPrefix(t, "/") {
+		return false
+	}
+	dnsVar := false
+	for rest := t; ; {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			return dnsVar && !strings.Contains(rest, "}")
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 || strings.Contains(rest[:i], "}") {
+			return false
+		}
+		expr := strings.TrimLeft(rest[i+1:i+j], "+#./;?&")
+		for _, v := range strings.Split(expr, ",") {
+			if k := strings.IndexAny(v, ":*"); k >= 0 {
+				v = v[:k]
+			}
+			dnsVar = dnsVar || v == "dns"
+		}
+		rest = rest[i+j+1:]
+	}
+}
+
+// naptrRegexp is BIND's txt_valid_regex: empty, or delim regexp delim
+// replacement delim [i], the delimiter no digit, backslash or 'i', the
+// regexp a POSIX extended one with at least as many groups as the
+// replacement's highest \N (\0 refused).
+func naptrRegexp(presentation string) error {
+	txt, err := unescape(presentation)
+	if err != nil {
+		return err
+	}
+	if txt == "" {
+		return nil
+	}
+	delim := txt[0]
+	if delim >= '0' && delim <= '9' || delim == '\\' || delim == 'i' || delim == 0 {
+		return fmt.Errorf("%q cannot be the delimiter", delim)
+	}
+	var re strings.Builder
+	replace, flags, nsub := false, false, 0
+	for i := 1; i < len(txt); i++ {
+		c := txt[i]
+		switch {
+		case c == delim && !replace:
+			replace = true
+			continue
+		case c == delim && !flags:
+			flags = true
+			continue
+		case c == delim:
+			return fmt.Errorf("the delimiter %q occurs more than three times", delim)
+		case flags:
+			if c != 'i' {
+				return fmt.Errorf("flag %q: only i is a flag", c)
+			}
+			continue
+		}
+		if !replace {
+			re.WriteByte(c)
+		}
+		if c == '\\' {
+			if i+1 >= len(txt) {
+				return fmt.Errorf("it ends in a backslash")
+			}
+			i++
+			c = txt[i]
+			if replace && c == '0' {
+				return fmt.Errorf("\\0 is no back-reference")
+			}
+			if replace && c >= '1' && c <= '9' {
+				nsub = max(nsub, int(c-'0'))
+			}
+			if !replace {
+				re.WriteByte(c)
+			}
+		}
+	}
+	if !flags {
+		return fmt.Errorf("it needs three delimiters (%cregexp%creplacement%c)", delim, delim, delim)
+	}
+	parsed, err := syntax.Parse(re.String(), syntax.POSIX)
+	if err != nil {
+		return fmt.Errorf("the regular expression does not parse: %v", err)
+	}
+	if n := parsed.MaxCap(); nsub > n {
+		return fmt.Errorf("the replacement uses \\%d, but the expression has %d groups", nsub, n)
+	}
+	return nil
+}
+
+// unescape is a character-string in presentation form as its octets
+// (\X is X, \DDD the octet DDD).
+func unescape(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
+			n, _ := strconv.Atoi(s[i+1 : i+4])
+			if n > 255 {
+				return "", fmt.Errorf("\\%s is no octet", s[i+1:i+4])
+			}
+			b.WriteByte(byte(n))
+			i += 3
+			continue
+		}
+		if i+1 < len(s) {
+			b.WriteByte(s[i+1])
+			i++
+		}
+	}
+	return b.String(), nil
 }
 
 // checkOwnerForm is BIND's checkowner for types with an owner form
@@ -167,6 +323,23 @@ func checkSVCB(typ, owner string, prio uint16, target string, kvs []dns.SVCBKeyV
 			mandatory = v.Code
 		case *dns.SVCBAlpn:
 			alpn = v.Alpn
+		}
+	}
+	for _, kv := range kvs {
+		switch v := kv.(type) {
+		case *dns.SVCBAlpn:
+			if len(v.Alpn) == 0 {
+				return fmt.Errorf("alpn holds no protocol id: BIND refuses the record")
+			}
+			for _, id := range v.Alpn {
+				if id == "" {
+					return fmt.Errorf("alpn holds an empty protocol id: BIND refuses the record")
+				}
+			}
+		case *dns.SVCBDoHPath:
+			if !dohPathOK(v.Template) {
+				return fmt.Errorf("dohpath %q is not a relative URI template with the dns variable (RFC 9461: \"/dns-query{?dns}\"): BIND refuses the record", v.Template)
+			}
 		}
 	}
 	if have[dns.SVCB_OHTTP] {

@@ -40,6 +40,8 @@ func rrType(s string) (uint16, string, error) {
 	switch t {
 	case dns.TypeMD, dns.TypeMF:
 		return 0, "", fmt.Errorf("record type %q is obsolete and BIND refuses it: use MX", s)
+	case dns.TypeNULL:
+		return 0, "", fmt.Errorf("record type NULL has no zone-file form this renderer writes (miekg/dns prints it as a comment): BIND loads it only as generic RDATA, which cannot be rendered here")
 	case dns.TypeUINFO, dns.TypeUID, dns.TypeGID, dns.TypeUNSPEC, dns.TypeNXNAME:
 		return 0, "", fmt.Errorf("record type %q has no zone-file form BIND 9.18 reads (named: \"unknown class/type\")", s)
 	}
@@ -109,6 +111,13 @@ func parseValue(owner string, ttl uint32, typ uint16, typName, value, origin str
 	switch typ {
 	case dns.TypeLOC:
 		value = locSeconds(value)
+	case dns.TypeCERT:
+		// BIND's mnemonic for type 4 is IPKIX (RFC 4398); miekg/dns reads
+		// and writes IPIX, which BIND does not read: the value is read by
+		// number and the printed IPIX written as IPKIX (parseValue's end).
+		if f := strings.Fields(value); len(f) > 0 && strings.EqualFold(f[0], "IPKIX") {
+			value = "4" + value[len(f[0]):]
+		}
 	case dns.TypeX25:
 		// BIND reads the PSDN address as a character-string, quoted or
 		// not; miekg/dns only unquoted. Digits need no quotes.
@@ -120,6 +129,10 @@ func parseValue(owner string, ttl uint32, typ uint16, typName, value, origin str
 		return e, nil
 	}
 	e, err := parseLine(owner, ttl, typ, typName, value, origin)
+	if err == nil && typ == dns.TypeCERT && e.rr.(*dns.CERT).Type == 4 {
+		e.text = strings.Replace(e.text, "\tIPIX ", "\tIPKIX ", 1)
+		e.rdata = strings.Replace(e.rdata, "IPIX ", "IPKIX ", 1)
+	}
 	if err != nil && typ == dns.TypeAPL && strings.Contains(err.Error(), "extra bits") {
 		return e, fmt.Errorf("%v: BIND loads an APL prefix with host bits set, but this renderer cannot write one; give the network address (192.0.2.0/24, not 192.0.2.1/24)", err)
 	}
