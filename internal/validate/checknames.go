@@ -12,18 +12,31 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/model"
 )
 
-// zoneNameChars: zone names hold letters, digits, '-', '_' and dots (and
-// non-ASCII letters, which become punycode). Anything else either breaks
+// zoneNameChars: zone names hold letters, digits, '-', '_', '/' and dots
+// (and non-ASCII letters, which become punycode). '/' is RFC 2317's
+// classless reverse delegation (0/26.2.0.192.in-addr.arpa), which BIND
+// loads; the zone's file name escapes it. Anything else either breaks
 // BIND's check-names for the zone's own records or has no place in a file
 // name and a named.conf string.
-func zoneNameChars(s string) error {
+//
+// slash allows '/': for zones (not catalog or policy zones) whose name is
+// a reverse one (reverseZone).
+func zoneNameChars(s string, slash bool) error {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !(c >= 0x80 || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return fmt.Errorf("the zone name %q holds %q: use letters, digits, '-', '_' and dots", s, rune(c))
+		if !(c >= 0x80 || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '/' && slash) {
+			return fmt.Errorf("the zone name %q holds %q: use letters, digits, '-', '_' and dots ('/' only in reverse zones, RFC 2317)", s, rune(c))
 		}
 	}
 	return nil
+}
+
+// reverseZone reports whether a zone name (without its trailing dot) is
+// under in-addr.arpa or ip6.arpa, where RFC 2317 (and RFC 4183) name
+// classless delegations with '/'.
+func reverseZone(s string) bool {
+	l := strings.ToLower(strings.TrimSuffix(s, "."))
+	return strings.HasSuffix(l, ".in-addr.arpa") || strings.HasSuffix(l, ".ip6.arpa")
 }
 
 // zonefileRejects reports whether the zone-file builder refuses the name
@@ -72,12 +85,12 @@ func checkNames(c *model.Cluster) diag.Results {
 	var rs diag.Results
 	for _, v := range c.Views {
 		if v.Catalog != nil {
-			if err := zoneNameChars(strings.TrimSuffix(v.Catalog.ZoneName, ".")); err != nil && !zonefileRejects(v.Catalog.ZoneName) {
+			if err := zoneNameChars(strings.TrimSuffix(v.Catalog.ZoneName, "."), false); err != nil && !zonefileRejects(v.Catalog.ZoneName) {
 				rs.Errorf(v.Catalog.Src, "spec.zoneName", "cannot use catalog zone name: %v", err)
 			}
 		}
 		for _, p := range v.Policies {
-			if err := zoneNameChars(strings.TrimSuffix(p.ZoneName, ".")); err != nil && !zonefileRejects(p.Spec.ZoneName) {
+			if err := zoneNameChars(strings.TrimSuffix(p.ZoneName, "."), false); err != nil && !zonefileRejects(p.Spec.ZoneName) {
 				rs.Errorf(p.Src, "spec.zoneName", "cannot use policy zone name: %v", err)
 			}
 		}
@@ -85,7 +98,7 @@ func checkNames(c *model.Cluster) diag.Results {
 			if z.Spec.Type != v1alpha1.ZonePrimary {
 				continue
 			}
-			if err := zoneNameChars(strings.TrimSuffix(z.Spec.ZoneName, ".")); err != nil {
+			if err := zoneNameChars(strings.TrimSuffix(z.Spec.ZoneName, "."), reverseZone(z.Spec.ZoneName)); err != nil {
 				if !zonefileRejects(z.Spec.ZoneName) {
 					rs.Errorf(z.Src, "spec.zoneName", "cannot use zone name: %v", err)
 				}

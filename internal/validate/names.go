@@ -79,7 +79,7 @@ func zoneName(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return fmt.Errorf("the zone name is empty")
 	}
-	if err := zoneNameChars(strings.TrimSuffix(s, ".")); err != nil {
+	if err := zoneNameChars(strings.TrimSuffix(s, "."), reverseZone(s)); err != nil {
 		return err
 	}
 	for i := 0; i < len(s); i++ {
@@ -87,7 +87,7 @@ func zoneName(s string) error {
 		switch {
 		case c < 0x21 || c == 0x7f:
 			return fmt.Errorf("the zone name %q contains a blank or control character", s)
-		case strings.IndexByte(`;()"$@\{}#/*`, c) >= 0:
+		case strings.IndexByte(`;()"$@\{}#*`, c) >= 0: // '/' is RFC 2317's
 			return fmt.Errorf("the zone name %q contains %q: use letters, digits, '-', '_' and dots", s, rune(c))
 		}
 	}

@@ -52,11 +52,54 @@ func checkNamesTarget(rr dns.RR) (name, what string) {
 	case *dns.AFSDB:
 		return r.Hostname, "an AFSDB target"
 	case *dns.PTR:
-		if reverseOwner(r.Hdr.Name) {
+		// DNS-SD browsing names (b._dns-sd._udp and its kin, RFC 6763
+		// section 11) are exempt (lib/dns/master.c, dns_name_isdnssd).
+		if reverseOwner(r.Hdr.Name) && !isDNSSD(r.Hdr.Name) {
 			return r.Ptr, "a PTR target in a reverse zone"
 		}
 	}
 	return "", ""
+}
+
+// isDNSSD is BIND's dns_name_isdnssd: the name starts with b, db, r, dr or
+// lb, then _dns-sd._udp.
+func isDNSSD(abs string) bool {
+	l := dns.SplitDomainName(strings.ToLower(abs))
+	if len(l) < 3 || l[1] != "_dns-sd" || l[2] != "_udp" {
+		return false
+	}
+	switch l[0] {
+	case "b", "db", "r", "dr", "lb":
+		return true
+	}
+	return false
+}
+
+// ownerHostOK is BIND's checkowner for address records: a host name (a
+// leading "*" label allowed), with the exceptions of
+// lib/dns/rdata/in_1/a_1.c and aaaa_28.c: an A or AAAA at gc._msdcs.<host
+// name> (Active Directory), and an A at a name with an _spf, _spf_verify or
+// _spf_rate label above its last label (RFC 7208 exists macros).
+func ownerHostOK(owner string, typ uint16) bool {
+	if isHostname(owner, true) {
+		return true
+	}
+	if typ != dns.TypeA && typ != dns.TypeAAAA {
+		return false
+	}
+	l := dns.SplitDomainName(owner)
+	if len(l) > 2 && strings.EqualFold(l[0], "gc") && strings.EqualFold(l[1], "_msdcs") && isHostname(strings.Join(l[2:], ".")+".", false) {
+		return true
+	}
+	if typ == dns.TypeA {
+		for _, x := range l[:max(len(l)-1, 0)] {
+			switch strings.ToLower(x) {
+			case "_spf", "_spf_verify", "_spf_rate":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ownerNeedsHostname: BIND checks the owner of address and MX records (and WKS, which miekg/dns does not know)
@@ -108,13 +151,13 @@ func defaultMailbox(origin string) string {
 }
 
 // plainZoneName reports whether origin holds only letters, digits, '-',
-// '_' and dots: a zone name the builder accepts, so that check-names is
+// '_', dots, and in reverse zones '/' (RFC 2317): a zone name the builder accepts, so that check-names is
 // reported on the records (a name with other characters is reported on
 // the zone instead).
 func plainZoneName(origin string) bool {
 	for i := 0; i < len(origin); i++ {
 		c := origin[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '/' && reverseOwner(origin)) {
 			return false
 		}
 	}

@@ -83,6 +83,46 @@ func TestCheckNamesBIND(t *testing.T) {
 			reason: "any first label is fine in a mailbox", zone: "example.com.",
 			rrset: inline(0, "a_b", "MG", "relay.example.net."), raw: "a_b 300 IN MG relay.example.net.",
 		},
+		"gc msdcs a": {
+			reason: "BIND exempts an A at gc._msdcs.<host name> (Active Directory; corpus good-gc-msdcs.db)", zone: "example.",
+			rrset: inline(0, "gc._msdcs", "A", "10.0.0.1"), raw: "gc._msdcs 300 IN A 10.0.0.1",
+		},
+		"gc msdcs aaaa": {
+			reason: "and an AAAA there", zone: "example.",
+			rrset: inline(0, "gc._msdcs", "AAAA", "2001:db8::1"), raw: "gc._msdcs 300 IN AAAA 2001:db8::1",
+		},
+		"gc msdcs deeper": {
+			reason: "only gc._msdcs directly above a host name is exempt", zone: "example.",
+			rrset: inline(0, "x.gc._msdcs", "A", "10.0.0.1"), raw: "x.gc._msdcs 300 IN A 10.0.0.1",
+			wantField: "spec.records[0].name",
+		},
+		"spf macro a": {
+			reason: "BIND exempts an A under an _spf label (RFC 7208 exists macros; corpus good-spf-exception.db)", zone: "example.",
+			rrset: inline(0, "a._spf", "A", "127.0.0.2"), raw: "a._spf 300 IN A 127.0.0.2",
+		},
+		"spf verify a": {
+			reason: "and under _spf_verify and _spf_rate", zone: "example.",
+			rrset: inline(0, "1.2.3.4._spf_verify", "A", "127.0.0.2"), raw: "1.2.3.4._spf_verify 300 IN A 127.0.0.2",
+		},
+		"spf macro aaaa": {
+			reason: "the _spf exception is for A records only", zone: "example.",
+			rrset: inline(0, "a._spf", "AAAA", "2001:db8::1"), raw: "a._spf 300 IN AAAA 2001:db8::1",
+			wantField: "spec.records[0].name",
+		},
+		"spf macro mx": {
+			reason: "and not for MX owners", zone: "example.",
+			rrset: inline(0, "a._spf", "MX", "10 mx.example.net."), raw: "a._spf 300 IN MX 10 mx.example.net.",
+			wantField: "spec.records[0].name",
+		},
+		"dns-sd reverse ptr": {
+			reason: "BIND does not check PTR targets at DNS-SD browsing names in reverse zones (corpus good-dns-sd-reverse.db)", zone: "0.0.0.0.in-addr.arpa.",
+			rrset: inline(0, "lb._dns-sd._udp", "PTR", `\!\@\#3.`), raw: `lb._dns-sd._udp 300 IN PTR \!\@\#3.`,
+		},
+		"dns-sd reverse other": {
+			reason: "other _dns-sd names are checked (corpus bad-dns-sd-reverse.db)", zone: "0.0.0.0.in-addr.arpa.",
+			rrset: inline(0, "x._dns-sd._udp", "PTR", "a_b.example."), raw: "x._dns-sd._udp 300 IN PTR a_b.example.",
+			wantField: "spec.records[0].values[0]",
+		},
 		"ptr outside reverse": {
 			reason: "BIND checks PTR targets only in reverse zones", zone: "example.com.",
 			rrset: inline(0, "x", "PTR", "host_1.example.com."), raw: "x 300 IN PTR host_1.example.com.",

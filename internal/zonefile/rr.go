@@ -9,6 +9,10 @@ import (
 	"github.com/miekg/dns"
 )
 
+// bindOnlyTypes are the types BIND names (lib/dns/rdata) that miekg/dns
+// does not: they are written as TYPEnnn with generic RDATA.
+var bindOnlyTypes = map[string]int{"A6": 38, "WKS": 11, "NSAP": 22, "SINK": 40, "DSYNC": 66, "HHIT": 67, "BRID": 68, "DOA": 259, "WALLET": 262}
+
 // rrType resolves a type mnemonic (any case) or an RFC 3597 TYPEnnn to its
 // number and the mnemonic the zone file uses. Types that cannot live in a
 // zone file (meta and query types) are refused; the SOA is refused by the
@@ -22,6 +26,9 @@ func rrType(s string) (uint16, string, error) {
 			t, ok = uint16(n), true
 		}
 	}
+	if n, known := bindOnlyTypes[u]; !ok && known {
+		return 0, "", fmt.Errorf("record type %s is one BIND reads but this renderer cannot parse: write it as type TYPE%d with its RDATA in the RFC 3597 generic form, `\\# <length> <hex>` (dig +unknownformat prints a served record so)", u, n)
+	}
 	if !ok {
 		return 0, "", fmt.Errorf("unknown record type %q: use a mnemonic such as A, AAAA, CNAME, MX, TXT, SRV, or TYPEnnn", s)
 	}
@@ -33,6 +40,8 @@ func rrType(s string) (uint16, string, error) {
 	switch t {
 	case dns.TypeMD, dns.TypeMF:
 		return 0, "", fmt.Errorf("record type %q is obsolete and BIND refuses it: use MX", s)
+	case dns.TypeNULL:
+		return 0, "", fmt.Errorf("record type NULL has no zone-file form this renderer writes (miekg/dns prints it as a comment): BIND loads it only as generic RDATA, which cannot be rendered here")
 	case dns.TypeUINFO, dns.TypeUID, dns.TypeGID, dns.TypeUNSPEC, dns.TypeNXNAME:
 		return 0, "", fmt.Errorf("record type %q has no zone-file form BIND 9.18 reads (named: \"unknown class/type\")", s)
 	}
@@ -95,10 +104,39 @@ func parseValue(owner string, ttl uint32, typ uint16, typName, value, origin str
 		// the result (DS "0 0 0 ", EID with no data).
 		return entry{}, fmt.Errorf("write a %s value in its own text form: the RFC 3597 \\# form is accepted only for TYPEnnn types", typName)
 	}
+	if (typ == dns.TypeSVCB || typ == dns.TypeHTTPS) && strings.Contains(strings.ToLower(value), "ipv6hint=") && strings.Contains(strings.ToLower(value), "::ffff:") {
+		// BIND 9.18 and 9.20 load it; miekg/dns cannot hold it.
+		return entry{}, fmt.Errorf("a v4-mapped address (::ffff:a.b.c.d) in ipv6hint cannot be rendered here, although BIND loads it: give the IPv4 address in ipv4hint instead")
+	}
+	switch typ {
+	case dns.TypeLOC:
+		value = locSeconds(value)
+	case dns.TypeCERT:
+		// BIND's mnemonic for type 4 is IPKIX (RFC 4398); miekg/dns reads
+		// and writes IPIX, which BIND does not read: the value is read by
+		// number and the printed IPIX written as IPKIX (parseValue's end).
+		if f := strings.Fields(value); len(f) > 0 && strings.EqualFold(f[0], "IPKIX") {
+			value = "4" + value[len(f[0]):]
+		}
+	case dns.TypeX25:
+		// BIND reads the PSDN address as a character-string, quoted or
+		// not; miekg/dns only unquoted. Digits need no quotes.
+		if u, ok := strings.CutPrefix(value, `"`); ok && strings.HasSuffix(u, `"`) && strings.Trim(u[:len(u)-1], "0123456789") == "" {
+			value = u[:len(u)-1]
+		}
+	}
 	if e, ok := fastValue(owner, ttl, typ, typName, value, origin); ok {
 		return e, nil
 	}
-	return parseLine(owner, ttl, typ, typName, value, origin)
+	e, err := parseLine(owner, ttl, typ, typName, value, origin)
+	if err == nil && typ == dns.TypeCERT && e.rr.(*dns.CERT).Type == 4 {
+		e.text = strings.Replace(e.text, "\tIPIX ", "\tIPKIX ", 1)
+		e.rdata = strings.Replace(e.rdata, "IPIX ", "IPKIX ", 1)
+	}
+	if err != nil && typ == dns.TypeAPL && strings.Contains(err.Error(), "extra bits") {
+		return e, fmt.Errorf("%v: BIND loads an APL prefix with host bits set, but this renderer cannot write one; give the network address (192.0.2.0/24, not 192.0.2.1/24)", err)
+	}
+	return e, err
 }
 
 // parseLine is parseValue's general path: the value is read by the
@@ -343,4 +381,26 @@ func parseAll(text, origin string) ([]dns.RR, error) {
 // cleanErr drops the "dns: " prefix of miekg/dns parse errors.
 func cleanErr(err error) error {
 	return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "dns: "))
+}
+
+// locSeconds writes the seconds BIND lets a LOC value leave out when it
+// gives the minutes ("52 22 N 4 53 E 10m", RFC 1876: each of minutes and
+// seconds is optional), which miekg/dns refuses: "52 22 0 N 4 53 0 E 10m",
+// the same location.
+func locSeconds(v string) string {
+	f := strings.Fields(v)
+	var out []string
+	n := 0 // numbers since the last hemisphere
+	for _, w := range f {
+		switch strings.ToUpper(w) {
+		case "N", "S", "E", "W":
+			if n == 2 {
+				out = append(out, "0")
+			}
+			n = -1
+		}
+		out = append(out, w)
+		n++
+	}
+	return strings.Join(out, " ")
 }

@@ -208,6 +208,13 @@ func (b *builder) timer(v *int32, def uint32, field string, min int32) uint32 {
 		return def
 	}
 	if *v < min {
+		if *v >= 0 {
+			// BIND loads a 0 refresh, retry or expire; the secondaries
+			// bind-fn runs beside every primary would then poll without
+			// pause, never retry, or drop the zone at once.
+			b.rs.Errorf(b.src, field, "%d is below the minimum of %d: BIND loads it, but the cluster's secondaries transfer by these timers (a 0 refresh polls without pause, a 0 retry never waits, a 0 expire drops the zone); leave it unset for the default %d", *v, min, def)
+			return def
+		}
 		b.rs.Errorf(b.src, field, "%d is below the minimum of %d", *v, min)
 		return def
 	}
@@ -343,12 +350,16 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 	}
 	// A zone name that is no host name is reported on the zone, not on
 	// every record in it.
-	if ownerNeedsHostname(t) && !isHostname(owner, true) && plainZoneName(b.origin) {
+	if ownerNeedsHostname(t) && !ownerHostOK(owner, t) && plainZoneName(b.origin) {
 		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of a %s record: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", name, tname)
 		return
 	}
 	if ownerNeedsMailbox(t) && !isMailbox(owner) && plainZoneName(b.origin) {
 		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of a %s record: BIND loads zones with check-names, which takes a mailbox here (any first label, then a host name: letters, digits and inner hyphens per label); fix the name", name, tname)
+		return
+	}
+	if err := checkOwnerForm(owner, t); err != nil && plainZoneName(b.origin) {
+		b.rs.Errorf(src, field+".name", "cannot use %q as the owner: %v", name, err)
 		return
 	}
 	set := &rrset{src: src, field: field, owner: owner, typ: t, entries: make([]entry, 0, len(values))}
@@ -360,9 +371,19 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 			ok = false
 			continue
 		}
+		if err := checkValueForm(t, v); err != nil {
+			b.rs.Errorf(src, f, "cannot use value for type %s: %v", tname, err)
+			ok = false
+			continue
+		}
 		e, err := parseValue(owner, rttl, t, tname, v, b.origin)
 		if err != nil {
 			b.rs.Errorf(src, f, "cannot parse value for type %s: %v", tname, err)
+			ok = false
+			continue
+		}
+		if err := checkForm(e.rr); err != nil {
+			b.rs.Errorf(src, f, "cannot use value for type %s: %v", tname, err)
 			ok = false
 			continue
 		}
@@ -414,6 +435,7 @@ func (b *builder) finish() (*Zone, diag.Results) {
 	for _, s := range b.order {
 		b.checkSet(s, byOwner[s.owner])
 	}
+	b.checkZoneForms()
 	if b.rs.HasErrors() {
 		return nil, b.rs
 	}
@@ -442,7 +464,9 @@ func (b *builder) checkSet(s *rrset, atOwner []*rrset) {
 	}
 	if s.typ == dns.TypeCNAME {
 		for _, o := range atOwner {
-			if o == s || o.typ == dns.TypeRRSIG || o.typ == dns.TypeNSEC {
+			// BIND 9.18 and 9.20 (cname_and_other) take KEY, SIG, NSEC
+			// and RRSIG next to a CNAME (RFC 2535, RFC 3007).
+			if o == s || o.typ == dns.TypeRRSIG || o.typ == dns.TypeNSEC || o.typ == dns.TypeKEY || o.typ == dns.TypeSIG {
 				continue
 			}
 			b.rs.Errorf(s.src, s.ownerField(), "a CNAME at %s cannot share its name with other data, but %s defines %s there: remove one of them", s.owner, o.where(), dns.Type(o.typ))
