@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -236,5 +238,145 @@ func TestRealNamedSecondary(t *testing.T) {
 	})
 	if strings.Contains(s.logs.String(), "refused notify") {
 		t.Error("the secondary refused a NOTIFY")
+	}
+}
+
+// TestRealNamedConvergeClasses runs the agent on real named with dynamic
+// records of the classes that once never converged (issue 20), signed with
+// an hmac-md5 key, and shows every one converges: after the pass that
+// sends them, a pass reads the zone (one AXFR) and sends nothing, and the
+// passes after it are one SOA query each.
+//   - hmac-md5: readiness, the AXFR and the UPDATEs sign with it;
+//   - a delegation with glue: read from the AXFR, not a referral;
+//   - rdata BIND prints differently from the input (hex case, a name's
+//     case, generic rdata, two TTLs in one RRset): compared in wire form.
+func TestRealNamedConvergeClasses(t *testing.T) {
+	bindtools.RequireBIND(t)
+	l := newLab(t)
+	res := &fakeResolver{}
+	res.set("lab-1.lab-headless", "127.0.0.2")
+	l.writeKeyAlg("upd-tsig", l.secret, "hmac-md5")
+	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	records := []string{
+		"sub 300 IN NS ns.sub.dyn.test.",
+		"ns.sub 300 IN A 192.0.2.77",
+		"host 300 IN SSHFP 1 1 ABCDEF0123456789ABCDEF0123456789ABCDEF01",
+		`gen 300 IN TYPE65280 \# 3 ABCDEF`,
+		"alias 300 IN CNAME Target.DYN.Test.",
+		"mix 300 IN A 192.0.2.1",
+		"mix 600 IN A 192.0.2.2",
+		"v6 300 IN AAAA 2001:DB8:0:0::1",
+	}
+	doc := l.primaryDoc(records)
+	doc.ImportedKeys[0].Algorithm = "hmac-md5"
+	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), l.fixture(layout.NamedConfSecondary, nil), doc)
+	o := l.options(0, res)
+	o.ConvergeInterval = 100 * time.Millisecond
+	a, stop := l.run(o)
+	waitFor(t, 15*time.Second, "primary ready (its readiness query signed with hmac-md5)", func() bool { return a.State().Snapshot().Ready })
+
+	m := a.State().Metrics()
+	waitFor(t, 20*time.Second, "a pass that finds the zone converged by its SOA serial alone", func() bool {
+		c := a.State().Snapshot().LastConvergence
+		return c != nil && c.Error == "" && c.Transfers == 0 && c.Messages == 0 && c.Unchanged == 7
+	})
+	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 7 {
+		t.Errorf("update_rrsets_total{op=replace} = %v, want 7 (each RRset sent once)", got)
+	}
+	key := Key{Name: "upd", Algorithm: "hmac-md5", Secret: l.secret}
+	want := []string{
+		"alias.dyn.test. 300 IN CNAME Target.DYN.Test.",
+		"dyn.test. 300 IN NS ns.dyn.test.",
+		"gen.dyn.test. 300 CLASS1 TYPE65280 \\# 3 abcdef",
+		"host.dyn.test. 300 IN SSHFP 1 1 ABCDEF0123456789ABCDEF0123456789ABCDEF01",
+		"ns.dyn.test. 300 IN A 192.0.2.53",
+		"ns.sub.dyn.test. 300 IN A 192.0.2.77",
+		"sub.dyn.test. 300 IN NS ns.sub.dyn.test.",
+		"v6.dyn.test. 300 IN AAAA 2001:db8::1",
+	}
+	got := axfrZone(t, l.addr(), "dyn.test", key)
+	var noMix []string
+	mix := 0
+	for _, s := range got {
+		if strings.HasPrefix(s, "mix.dyn.test. ") {
+			mix++
+			continue
+		}
+		noMix = append(noMix, s)
+	}
+	if diff := cmp.Diff(want, noMix); diff != "" || mix != 2 {
+		t.Errorf("zone by AXFR (-want +got):\n%s\nmix.dyn.test. A: %d records, want 2", diff, mix)
+	}
+
+	// Three more passes: nothing sent, nothing transferred.
+	before := value(m.Convergences.WithLabelValues(resultOK))
+	waitFor(t, 20*time.Second, "three more passes", func() bool {
+		return value(m.Convergences.WithLabelValues(resultOK)) >= before+3
+	})
+	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 7 {
+		t.Errorf("update_rrsets_total{op=replace} = %v after converging, want 7: the agent sends converged RRsets again", got)
+	}
+	if c := a.State().Snapshot().LastConvergence; c.Transfers != 0 || c.Messages != 0 {
+		t.Errorf("a no-change pass transferred %d zones and sent %d UPDATEs, want none", c.Transfers, c.Messages)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("agent stopped with %v", err)
+	}
+}
+
+// TestRealNamedConvergeBatches shows on real named that many RRset changes
+// travel in few UPDATE messages, and that an RRset BIND refuses (here one
+// over its max-records-per-type of 100) is located and reported by name
+// while every other RRset of its message is applied.
+func TestRealNamedConvergeBatches(t *testing.T) {
+	bindtools.RequireBIND(t)
+	l := newLab(t)
+	res := &fakeResolver{}
+	res.set("lab-1.lab-headless", "127.0.0.2")
+	l.writeKey("upd-tsig", l.secret)
+	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	const n = 2000
+	var records []string
+	for i := 0; i < n; i++ {
+		records = append(records, fmt.Sprintf("h%d 300 IN A 198.51.%d.%d", i, i/250, i%250+1))
+	}
+	good := slices.Clone(records)
+	for i := 0; i < 101; i++ {
+		records = append(records, fmt.Sprintf("big 300 IN A 203.0.113.%d", i+1))
+	}
+	doc := l.primaryDoc(records)
+	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), l.fixture(layout.NamedConfSecondary, nil), doc)
+	o := l.options(0, res)
+	o.ConvergeInterval = 100 * time.Millisecond
+	a, stop := l.run(o)
+	waitFor(t, 15*time.Second, "primary ready", func() bool { return a.State().Snapshot().Ready })
+
+	var first *Convergence
+	waitFor(t, 30*time.Second, "a pass that updated the zone", func() bool {
+		first = a.State().Snapshot().LastConvergence
+		return first != nil && first.Updated > 0
+	})
+	t.Logf("first pass: %d RRsets updated in %d UPDATE messages; error: %s", first.Updated, first.Messages, first.Error)
+	if first.Updated != n || !strings.Contains(first.Error, "big.dyn.test. A") {
+		t.Errorf("first pass: updated %d RRsets, error %q; want %d updated and the error to name big.dyn.test. A", first.Updated, first.Error, n)
+	}
+	// n RRsets of ~40 bytes in 64,000-byte messages, plus the halvings that
+	// isolate the refused one: a handful of messages, not n.
+	if first.Messages > 30 {
+		t.Errorf("first pass sent %d UPDATE messages for %d RRsets, want few (batched)", first.Messages, n)
+	}
+	key := Key{Name: "upd", Algorithm: "hmac-sha256", Secret: l.secret}
+	if got := len(axfrZone(t, l.addr(), "dyn.test", key)); got != n+2 {
+		t.Errorf("zone holds %d records, want %d (the DNSRecords, apex NS and ns A)", got, n+2)
+	}
+
+	doc.DynamicZones[0].Records = good
+	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), l.fixture(layout.NamedConfSecondary, nil), doc)
+	waitFor(t, 20*time.Second, "a converged pass without the refused RRset", func() bool {
+		c := a.State().Snapshot().LastConvergence
+		return c != nil && c.Error == "" && c.Messages == 0 && c.Unchanged == n
+	})
+	if err := stop(); err != nil {
+		t.Errorf("agent stopped with %v", err)
 	}
 }
