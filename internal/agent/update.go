@@ -98,6 +98,7 @@ type zoneMemo struct {
 	// the zone's SOA serial then, and a digest of the desired records.
 	serial    uint32
 	records   [sha256.Size]byte
+	rrsets    int
 	converged bool
 	// sent are the RRsets BIND accepted an UPDATE for, by their form: one
 	// that still differs afterwards is data BIND does not keep as written,
@@ -170,18 +171,20 @@ func (c *Converger) zone(ctx context.Context, id string, z layout.DynamicZone, o
 		return owned, err
 	}
 	zone := dns.Fqdn(strings.ToLower(z.Zone))
-	desired, derr := DesiredRRsets(z.Zone, z.Records)
 	digest := sha256.Sum256([]byte(z.KeyName + "\n" + strings.Join(z.Records, "\n")))
 	cl := &client{addr: c.Addr, tsig: p, timeout: c.Timeout}
 	defer cl.close()
 
+	// The same records, converged at the serial the zone still has: done,
+	// without parsing them or reading the zone.
 	memo := c.memo[id]
-	if memo != nil && memo.converged && memo.records == digest && derr == nil && len(owned) == len(desired) {
+	if memo != nil && memo.converged && memo.records == digest && len(owned) == memo.rrsets {
 		if serial, err := cl.serial(ctx, zone); err == nil && serial == memo.serial {
-			res.Unchanged += len(desired)
+			res.Unchanged += memo.rrsets
 			return owned, nil
 		}
 	}
+	desired, derr := DesiredRRsets(z.Zone, z.Records)
 	cur, serial, err := cl.axfr(ctx, zone)
 	full := err == nil
 	switch {
@@ -263,7 +266,7 @@ func (c *Converger) zone(ctx context.Context, id string, z layout.DynamicZone, o
 		}
 	}
 	if full && len(ops) == 0 && len(errs) == 0 {
-		next.serial, next.records, next.converged = serial, digest, true
+		next.serial, next.records, next.rrsets, next.converged = serial, digest, len(desired), true
 	}
 	c.memo[id] = next
 
