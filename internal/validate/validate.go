@@ -62,6 +62,7 @@ var clusterChecks = []func(*model.Cluster) diag.Results{
 	checkZoneNames,
 	checkZoneTypes,
 	checkRecordsOnNonPrimary,
+	checkShadowedRecords,
 	checkDynamic,
 	checkSOATimers,
 	checkMaxZoneTTL,
