@@ -380,3 +380,54 @@ func TestRealNamedConvergeBatches(t *testing.T) {
 		t.Errorf("agent stopped with %v", err)
 	}
 }
+
+// TestRealNamedConvergeWithoutTransfer: when the update key may not
+// transfer the zone (spec.updateKeyTransfer: false renders no allow-transfer
+// for it), the agent reads RRset by RRset, takes a referral's NS and glue
+// as the zone's data at a delegation, and converges all the same.
+func TestRealNamedConvergeWithoutTransfer(t *testing.T) {
+	bindtools.RequireBIND(t)
+	l := newLab(t)
+	res := &fakeResolver{}
+	res.set("lab-1.lab-headless", "127.0.0.2")
+	l.writeKey("upd-tsig", l.secret)
+	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	if err := os.MkdirAll(l.dataDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	seed := strings.ReplaceAll(string(l.fixture("dyn.test.zone", nil)), "dyn.test.", "notx.test.")
+	if err := os.WriteFile(filepath.Join(l.dataDir, "notx.test.zone"), []byte(seed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	extra := "zone \"notx.test\" {\n\ttype primary;\n\tfile \"" + filepath.Join(l.dataDir, "notx.test.zone") + "\";\n\tallow-update { key \"upd\"; };\n\tallow-transfer { none; };\n};"
+	doc := l.primaryDoc(nil)
+	doc.DynamicZones = []layout.DynamicZone{{Zone: "notx.test", KeyName: "upd", KeyFile: doc.DynamicZones[0].KeyFile, Records: []string{
+		"www 300 IN A 192.0.2.1",
+		"sub 300 IN NS ns.sub.notx.test.",
+		"ns.sub 300 IN A 192.0.2.77",
+	}}}
+	doc.PrimaryZones = append(doc.PrimaryZones, layout.ZoneRef{Zone: "notx.test"})
+	l.writeConfig(l.fixture(layout.NamedConfPrimary, map[string]string{"@EXTRA@": extra}), l.fixture(layout.NamedConfSecondary, nil), doc)
+	o := l.options(0, res)
+	o.ConvergeInterval = 100 * time.Millisecond
+	a, stop := l.run(o)
+	waitFor(t, 15*time.Second, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	m := a.State().Metrics()
+	waitFor(t, 20*time.Second, "a pass that reads every RRset by query and sends nothing", func() bool {
+		c := a.State().Snapshot().LastConvergence
+		return c != nil && c.Error == "" && c.Messages == 0 && c.Transfers == 0 && c.Unchanged == 3
+	})
+	before := value(m.Convergences.WithLabelValues(resultOK))
+	waitFor(t, 20*time.Second, "three more passes", func() bool {
+		return value(m.Convergences.WithLabelValues(resultOK)) >= before+3
+	})
+	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 3 {
+		t.Errorf("update_rrsets_total{op=replace} = %v, want 3 (each RRset sent once)", got)
+	}
+	if diff := cmp.Diff([]string{"192.0.2.1"}, answers(l.addr(), "www.notx.test", dns.TypeA)); diff != "" {
+		t.Errorf("www.notx.test A (-want +got):\n%s", diff)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("agent stopped with %v", err)
+	}
+}
