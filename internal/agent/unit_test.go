@@ -255,7 +255,7 @@ func TestSameRRset(t *testing.T) {
 			cur: rrs("www.example.org. 60 IN A 192.0.2.1"), want: rrs("WWW.example.org. 60 IN A 192.0.2.1"), same: true},
 		"TTL": {reason: "a TTL change is a change",
 			cur: rrs("www.example.org. 60 IN A 192.0.2.1"), want: rrs("www.example.org. 61 IN A 192.0.2.1")},
-		"Absent": {reason: "absent vs present is a change", want: rrs("www.example.org. 60 IN A 192.0.2.1")},
+		"Absent":     {reason: "absent vs present is a change", want: rrs("www.example.org. 60 IN A 192.0.2.1")},
 		"BothAbsent": {reason: "nothing desired, nothing held", same: true},
 		"Rdata": {reason: "other rdata is a change",
 			cur: rrs("www.example.org. 60 IN A 192.0.2.1"), want: rrs("www.example.org. 60 IN A 192.0.2.2")},
