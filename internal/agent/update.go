@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -85,7 +86,8 @@ type Converger struct {
 	// MaxMessage bounds an UPDATE message before its TSIG (0: maxUpdateMessage).
 	MaxMessage int
 
-	memo map[string]*zoneMemo // by zone id; the agent's loop is its only user
+	memo  map[string]*zoneMemo // by zone id; the agent's loop is its only user
+	saved []byte               // the state file as this Converger last wrote it
 }
 
 // maxUpdateMessage keeps an UPDATE, with its TSIG, inside the 65,535 bytes
@@ -321,6 +323,13 @@ func (c *Converger) save(st zoneState) error {
 	if err != nil {
 		return err
 	}
-	_, err = WriteFileAtomic(c.StateFile, append(b, '\n'), 0o644)
-	return err
+	b = append(b, '\n')
+	if bytes.Equal(b, c.saved) {
+		return nil // a pass that changed nothing writes nothing
+	}
+	if _, err = WriteFileAtomic(c.StateFile, b, 0o644); err != nil {
+		return err
+	}
+	c.saved = b
+	return nil
 }
