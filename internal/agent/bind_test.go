@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/miekg/dns"
 
+	"git.unkin.net/unkin/bind-fn/internal/agent/kubeletdir"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
@@ -426,6 +427,69 @@ func TestRealNamedConvergeWithoutTransfer(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"192.0.2.1"}, answers(l.addr(), "www.notx.test", dns.TypeA)); diff != "" {
 		t.Errorf("www.notx.test A (-want +got):\n%s", diff)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("agent stopped with %v", err)
+	}
+}
+
+// TestRealNamedDynamicZoneFromSplitFile: a dynamic zone whose rendered file
+// is split over two zones ConfigMaps ($INCLUDE of a part) is seeded as one
+// file with the part inlined, and its desired RRsets are read from that
+// rendered file (agent.json carries no records): named loads the seed, the
+// agent finds it converged without an UPDATE, then follows a change of the
+// part by UPDATE.
+func TestRealNamedDynamicZoneFromSplitFile(t *testing.T) {
+	bindtools.RequireBIND(t)
+	l := newLab(t)
+	res := &fakeResolver{}
+	res.set("lab-1.lab-headless", "127.0.0.2")
+	l.writeKey("upd-tsig", l.secret)
+	part := filepath.Join(l.zonesDir, "1", "dyn.test.zone.part-000")
+	files := l.zoneFiles(1, "192.0.2.10")
+	files["dyn.test.zone"] = []byte("$ORIGIN dyn.test.\n$TTL 300\n@ IN SOA ns.dyn.test. hostmaster.dyn.test. 1 300 60 1209600 60\n$INCLUDE " + part + "\n")
+	writePart := func(www string) {
+		if err := kubeletdir.Write(filepath.Join(l.zonesDir, "1"), map[string][]byte{
+			"dyn.test.zone.part-000": []byte("@ IN NS ns.dyn.test.\nns IN A 192.0.2.53\nwww IN A " + www + "\ntxt IN TXT \"hello\"\n"),
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writePart("192.0.2.1")
+	l.writeZones(files)
+	doc := l.primaryDoc(nil)
+	doc.DynamicZones[0].Records = nil
+	doc.DynamicZones[0].Source = filepath.Join(l.zonesDir, "0", "dyn.test.zone")
+	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), l.fixture(layout.NamedConfSecondary, nil), doc)
+	o := l.options(0, res)
+	o.ConvergeInterval = 100 * time.Millisecond
+	a, stop := l.run(o)
+	waitFor(t, 15*time.Second, "primary ready", func() bool { return a.State().Snapshot().Ready })
+
+	seeded, err := os.ReadFile(filepath.Join(l.dataDir, "dyn.test.zone"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(seeded), "$INCLUDE") || !strings.Contains(string(seeded), "www IN A 192.0.2.1") {
+		t.Errorf("seeded zone file does not inline its part:\n%s", seeded)
+	}
+	if diff := cmp.Diff([]string{"192.0.2.1"}, answers(l.addr(), "www.dyn.test", dns.TypeA)); diff != "" {
+		t.Errorf("www.dyn.test A from the seed (-want +got):\n%s", diff)
+	}
+	m := a.State().Metrics()
+	waitFor(t, 20*time.Second, "a converged pass", func() bool {
+		c := a.State().Snapshot().LastConvergence
+		return c != nil && c.Error == "" && c.Unchanged == 3
+	})
+	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 0 {
+		t.Errorf("update_rrsets_total{op=replace} = %v, want 0: the seed held every record", got)
+	}
+	writePart("192.0.2.2")
+	waitFor(t, 20*time.Second, "the changed part served, by UPDATE", func() bool {
+		return cmp.Equal(answers(l.addr(), "www.dyn.test", dns.TypeA), []string{"192.0.2.2"})
+	})
+	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 1 {
+		t.Errorf("update_rrsets_total{op=replace} = %v, want 1", got)
 	}
 	if err := stop(); err != nil {
 		t.Errorf("agent stopped with %v", err)

@@ -71,6 +71,35 @@ func DesiredRRsets(zone string, records []string) (map[RRsetKey][]dns.RR, error)
 	return out, nil
 }
 
+// zoneFileRRsets are the desired RRsets of a rendered zone file: every
+// record but the SOA and the apex NS, which the rendered zone owns.
+func zoneFileRRsets(zone, file string, text []byte) (map[RRsetKey][]dns.RR, error) {
+	origin := dns.Fqdn(strings.ToLower(zone))
+	out := map[RRsetKey][]dns.RR{}
+	zp := dns.NewZoneParser(bytes.NewReader(text), origin, file)
+	var errs []string
+	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
+		h := rr.Header()
+		h.Name = strings.ToLower(h.Name)
+		switch {
+		case h.Rrtype == dns.TypeSOA, h.Name == origin && h.Rrtype == dns.TypeNS:
+			continue
+		case !dns.IsSubDomain(origin, h.Name):
+			errs = append(errs, fmt.Sprintf("%s is outside zone %s", h.Name, origin))
+			continue
+		}
+		k := RRsetKey{Name: h.Name, Type: h.Rrtype}
+		out[k] = append(out[k], rr)
+	}
+	if err := zp.Err(); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) > 0 {
+		return out, errors.New(strings.Join(errs, "; "))
+	}
+	return out, nil
+}
+
 // Converger converges dynamic zones on the local server with TSIG-signed
 // RFC 2136 UPDATEs. One pass per zone: one TCP connection, the zone read in
 // one AXFR (signed with the update key), the desired RRsets compared with it
@@ -173,7 +202,15 @@ func (c *Converger) zone(ctx context.Context, id string, z layout.DynamicZone, o
 		return owned, err
 	}
 	zone := dns.Fqdn(strings.ToLower(z.Zone))
-	digest := sha256.Sum256([]byte(z.KeyName + "\n" + strings.Join(z.Records, "\n")))
+	var text []byte
+	if z.Source != "" {
+		if text, err = ReadZoneText(z.Source); err != nil {
+			return owned, fmt.Errorf("cannot read desired records: %w", err)
+		}
+	} else {
+		text = []byte(strings.Join(z.Records, "\n"))
+	}
+	digest := sha256.Sum256(append([]byte(z.KeyName+"\n"+z.Source+"\n"), text...))
 	cl := &client{addr: c.Addr, tsig: p, timeout: c.Timeout}
 	defer cl.close()
 
@@ -186,7 +223,13 @@ func (c *Converger) zone(ctx context.Context, id string, z layout.DynamicZone, o
 			return owned, nil
 		}
 	}
-	desired, derr := DesiredRRsets(z.Zone, z.Records)
+	var desired map[RRsetKey][]dns.RR
+	var derr error
+	if z.Source != "" {
+		desired, derr = zoneFileRRsets(z.Zone, z.Source, text)
+	} else {
+		desired, derr = DesiredRRsets(z.Zone, z.Records)
+	}
 	cur, serial, err := cl.axfr(ctx, zone)
 	full := err == nil
 	switch {
