@@ -106,14 +106,14 @@ func (a *Agent) converge(ctx context.Context) bool {
 	start := time.Now()
 	res, err := a.conv.Converge(ctx, zones)
 	d := time.Since(start)
-	c := &Convergence{Updated: res.Updated, Removed: res.Removed, Unchanged: res.Unchanged, Seconds: d.Seconds(), Time: time.Now().UTC()}
+	c := &Convergence{Updated: res.Updated, Removed: res.Removed, Unchanged: res.Unchanged, Messages: res.Messages, Transfers: res.Transfers, Seconds: d.Seconds(), Time: time.Now().UTC()}
 	result := resultOK
 	if err != nil {
 		result = resultError
 		c.Error = err.Error()
 		a.log.Warn("dynamic zones not converged", "err", err)
 	} else if res.Updated+res.Removed > 0 {
-		a.log.Info("dynamic zones converged", "updated", res.Updated, "removed", res.Removed, "took", d.Round(time.Millisecond))
+		a.log.Info("dynamic zones converged", "updated", res.Updated, "removed", res.Removed, "messages", res.Messages, "took", d.Round(time.Millisecond))
 	}
 	a.state.metrics.Convergences.WithLabelValues(result).Inc()
 	a.state.metrics.UpdatedRRsets.WithLabelValues(opReplace).Add(float64(res.Updated))

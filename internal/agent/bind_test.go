@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/miekg/dns"
 
+	"git.unkin.net/unkin/bind-fn/internal/agent/kubeletdir"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
@@ -236,5 +239,259 @@ func TestRealNamedSecondary(t *testing.T) {
 	})
 	if strings.Contains(s.logs.String(), "refused notify") {
 		t.Error("the secondary refused a NOTIFY")
+	}
+}
+
+// TestRealNamedConvergeClasses runs the agent on real named with dynamic
+// records of the classes that once never converged (issue 20), signed with
+// an hmac-md5 key, and shows every one converges: after the pass that
+// sends them, a pass reads the zone (one AXFR) and sends nothing, and the
+// passes after it are one SOA query each.
+//   - hmac-md5: readiness, the AXFR and the UPDATEs sign with it;
+//   - a delegation with glue: read from the AXFR, not a referral;
+//   - rdata BIND prints differently from the input (hex case, a name's
+//     case, generic rdata, two TTLs in one RRset): compared in wire form.
+func TestRealNamedConvergeClasses(t *testing.T) {
+	bindtools.RequireBIND(t)
+	l := newLab(t)
+	res := &fakeResolver{}
+	res.set("lab-1.lab-headless", "127.0.0.2")
+	l.writeKeyAlg("upd-tsig", l.secret, "hmac-md5")
+	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	records := []string{
+		"sub 300 IN NS ns.sub.dyn.test.",
+		"ns.sub 300 IN A 192.0.2.77",
+		"host 300 IN SSHFP 1 1 ABCDEF0123456789ABCDEF0123456789ABCDEF01",
+		`gen 300 IN TYPE65280 \# 3 ABCDEF`,
+		"alias 300 IN CNAME Target.DYN.Test.",
+		"mix 300 IN A 192.0.2.1",
+		"mix 600 IN A 192.0.2.2",
+		"v6 300 IN AAAA 2001:DB8:0:0::1",
+	}
+	doc := l.primaryDoc(records)
+	doc.ImportedKeys[0].Algorithm = "hmac-md5"
+	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), l.fixture(layout.NamedConfSecondary, nil), doc)
+	o := l.options(0, res)
+	o.ConvergeInterval = 100 * time.Millisecond
+	a, stop := l.run(o)
+	waitFor(t, 15*time.Second, "primary ready (its readiness query signed with hmac-md5)", func() bool { return a.State().Snapshot().Ready })
+
+	m := a.State().Metrics()
+	waitFor(t, 20*time.Second, "a pass that finds the zone converged by its SOA serial alone", func() bool {
+		c := a.State().Snapshot().LastConvergence
+		return c != nil && c.Error == "" && c.Transfers == 0 && c.Messages == 0 && c.Unchanged == 7
+	})
+	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 7 {
+		t.Errorf("update_rrsets_total{op=replace} = %v, want 7 (each RRset sent once)", got)
+	}
+	key := Key{Name: "upd", Algorithm: "hmac-md5", Secret: l.secret}
+	want := []string{
+		"alias.dyn.test. 300 IN CNAME Target.DYN.Test.",
+		"dyn.test. 300 IN NS ns.dyn.test.",
+		"gen.dyn.test. 300 CLASS1 TYPE65280 \\# 3 abcdef",
+		"host.dyn.test. 300 IN SSHFP 1 1 ABCDEF0123456789ABCDEF0123456789ABCDEF01",
+		"ns.dyn.test. 300 IN A 192.0.2.53",
+		"ns.sub.dyn.test. 300 IN A 192.0.2.77",
+		"sub.dyn.test. 300 IN NS ns.sub.dyn.test.",
+		"v6.dyn.test. 300 IN AAAA 2001:db8::1",
+	}
+	got := axfrZone(t, l.addr(), "dyn.test", key)
+	var noMix []string
+	mix := 0
+	for _, s := range got {
+		if strings.HasPrefix(s, "mix.dyn.test. ") {
+			mix++
+			continue
+		}
+		noMix = append(noMix, s)
+	}
+	if diff := cmp.Diff(want, noMix); diff != "" || mix != 2 {
+		t.Errorf("zone by AXFR (-want +got):\n%s\nmix.dyn.test. A: %d records, want 2", diff, mix)
+	}
+
+	// Three more passes: nothing sent, nothing transferred.
+	before := value(m.Convergences.WithLabelValues(resultOK))
+	waitFor(t, 20*time.Second, "three more passes", func() bool {
+		return value(m.Convergences.WithLabelValues(resultOK)) >= before+3
+	})
+	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 7 {
+		t.Errorf("update_rrsets_total{op=replace} = %v after converging, want 7: the agent sends converged RRsets again", got)
+	}
+	if c := a.State().Snapshot().LastConvergence; c.Transfers != 0 || c.Messages != 0 {
+		t.Errorf("a no-change pass transferred %d zones and sent %d UPDATEs, want none", c.Transfers, c.Messages)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("agent stopped with %v", err)
+	}
+}
+
+// TestRealNamedConvergeBatches shows on real named that many RRset changes
+// travel in few UPDATE messages, and that an RRset BIND refuses (here one
+// over its max-records-per-type of 100) is located and reported by name
+// while every other RRset of its message is applied.
+func TestRealNamedConvergeBatches(t *testing.T) {
+	bindtools.RequireBIND(t)
+	l := newLab(t)
+	res := &fakeResolver{}
+	res.set("lab-1.lab-headless", "127.0.0.2")
+	l.writeKey("upd-tsig", l.secret)
+	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	const n = 2000
+	var records []string
+	for i := 0; i < n; i++ {
+		records = append(records, fmt.Sprintf("h%d 300 IN A 198.51.%d.%d", i, i/250, i%250+1))
+	}
+	good := slices.Clone(records)
+	for i := 0; i < 101; i++ {
+		records = append(records, fmt.Sprintf("big 300 IN A 203.0.113.%d", i+1))
+	}
+	doc := l.primaryDoc(records)
+	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), l.fixture(layout.NamedConfSecondary, nil), doc)
+	o := l.options(0, res)
+	o.ConvergeInterval = 100 * time.Millisecond
+	a, stop := l.run(o)
+	waitFor(t, 15*time.Second, "primary ready", func() bool { return a.State().Snapshot().Ready })
+
+	var first *Convergence
+	waitFor(t, 30*time.Second, "a pass that updated the zone", func() bool {
+		first = a.State().Snapshot().LastConvergence
+		return first != nil && first.Updated > 0
+	})
+	t.Logf("first pass: %d RRsets updated in %d UPDATE messages; error: %s", first.Updated, first.Messages, first.Error)
+	if first.Updated != n || !strings.Contains(first.Error, "big.dyn.test. A") {
+		t.Errorf("first pass: updated %d RRsets, error %q; want %d updated and the error to name big.dyn.test. A", first.Updated, first.Error, n)
+	}
+	// n RRsets of ~40 bytes in 64,000-byte messages, plus the halvings that
+	// isolate the refused one: a handful of messages, not n.
+	if first.Messages > 30 {
+		t.Errorf("first pass sent %d UPDATE messages for %d RRsets, want few (batched)", first.Messages, n)
+	}
+	key := Key{Name: "upd", Algorithm: "hmac-sha256", Secret: l.secret}
+	if got := len(axfrZone(t, l.addr(), "dyn.test", key)); got != n+2 {
+		t.Errorf("zone holds %d records, want %d (the DNSRecords, apex NS and ns A)", got, n+2)
+	}
+
+	doc.DynamicZones[0].Records = good
+	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), l.fixture(layout.NamedConfSecondary, nil), doc)
+	waitFor(t, 20*time.Second, "a converged pass without the refused RRset", func() bool {
+		c := a.State().Snapshot().LastConvergence
+		return c != nil && c.Error == "" && c.Messages == 0 && c.Unchanged == n
+	})
+	if err := stop(); err != nil {
+		t.Errorf("agent stopped with %v", err)
+	}
+}
+
+// TestRealNamedConvergeWithoutTransfer: when the update key may not
+// transfer the zone (spec.updateKeyTransfer: false renders no allow-transfer
+// for it), the agent reads RRset by RRset, takes a referral's NS and glue
+// as the zone's data at a delegation, and converges all the same.
+func TestRealNamedConvergeWithoutTransfer(t *testing.T) {
+	bindtools.RequireBIND(t)
+	l := newLab(t)
+	res := &fakeResolver{}
+	res.set("lab-1.lab-headless", "127.0.0.2")
+	l.writeKey("upd-tsig", l.secret)
+	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	if err := os.MkdirAll(l.dataDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	seed := strings.ReplaceAll(string(l.fixture("dyn.test.zone", nil)), "dyn.test.", "notx.test.")
+	if err := os.WriteFile(filepath.Join(l.dataDir, "notx.test.zone"), []byte(seed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	extra := "zone \"notx.test\" {\n\ttype primary;\n\tfile \"" + filepath.Join(l.dataDir, "notx.test.zone") + "\";\n\tallow-update { key \"upd\"; };\n\tallow-transfer { none; };\n};"
+	doc := l.primaryDoc(nil)
+	doc.DynamicZones = []layout.DynamicZone{{Zone: "notx.test", KeyName: "upd", KeyFile: doc.DynamicZones[0].KeyFile, Records: []string{
+		"www 300 IN A 192.0.2.1",
+		"sub 300 IN NS ns.sub.notx.test.",
+		"ns.sub 300 IN A 192.0.2.77",
+	}}}
+	doc.PrimaryZones = append(doc.PrimaryZones, layout.ZoneRef{Zone: "notx.test"})
+	l.writeConfig(l.fixture(layout.NamedConfPrimary, map[string]string{"@EXTRA@": extra}), l.fixture(layout.NamedConfSecondary, nil), doc)
+	o := l.options(0, res)
+	o.ConvergeInterval = 100 * time.Millisecond
+	a, stop := l.run(o)
+	waitFor(t, 15*time.Second, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	m := a.State().Metrics()
+	waitFor(t, 20*time.Second, "a pass that reads every RRset by query and sends nothing", func() bool {
+		c := a.State().Snapshot().LastConvergence
+		return c != nil && c.Error == "" && c.Messages == 0 && c.Transfers == 0 && c.Unchanged == 3
+	})
+	before := value(m.Convergences.WithLabelValues(resultOK))
+	waitFor(t, 20*time.Second, "three more passes", func() bool {
+		return value(m.Convergences.WithLabelValues(resultOK)) >= before+3
+	})
+	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 3 {
+		t.Errorf("update_rrsets_total{op=replace} = %v, want 3 (each RRset sent once)", got)
+	}
+	if diff := cmp.Diff([]string{"192.0.2.1"}, answers(l.addr(), "www.notx.test", dns.TypeA)); diff != "" {
+		t.Errorf("www.notx.test A (-want +got):\n%s", diff)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("agent stopped with %v", err)
+	}
+}
+
+// TestRealNamedDynamicZoneFromSplitFile: a dynamic zone whose rendered file
+// is split over two zones ConfigMaps ($INCLUDE of a part) is seeded as one
+// file with the part inlined, and its desired RRsets are read from that
+// rendered file (agent.json carries no records): named loads the seed, the
+// agent finds it converged without an UPDATE, then follows a change of the
+// part by UPDATE.
+func TestRealNamedDynamicZoneFromSplitFile(t *testing.T) {
+	bindtools.RequireBIND(t)
+	l := newLab(t)
+	res := &fakeResolver{}
+	res.set("lab-1.lab-headless", "127.0.0.2")
+	l.writeKey("upd-tsig", l.secret)
+	part := filepath.Join(l.zonesDir, "1", "dyn.test.zone.part-000")
+	files := l.zoneFiles(1, "192.0.2.10")
+	files["dyn.test.zone"] = []byte("$ORIGIN dyn.test.\n$TTL 300\n@ IN SOA ns.dyn.test. hostmaster.dyn.test. 1 300 60 1209600 60\n$INCLUDE " + part + "\n")
+	writePart := func(www string) {
+		if err := kubeletdir.Write(filepath.Join(l.zonesDir, "1"), map[string][]byte{
+			"dyn.test.zone.part-000": []byte("@ IN NS ns.dyn.test.\nns IN A 192.0.2.53\nwww IN A " + www + "\ntxt IN TXT \"hello\"\n"),
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writePart("192.0.2.1")
+	l.writeZones(files)
+	doc := l.primaryDoc(nil)
+	doc.DynamicZones[0].Records = nil
+	doc.DynamicZones[0].Source = filepath.Join(l.zonesDir, "0", "dyn.test.zone")
+	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), l.fixture(layout.NamedConfSecondary, nil), doc)
+	o := l.options(0, res)
+	o.ConvergeInterval = 100 * time.Millisecond
+	a, stop := l.run(o)
+	waitFor(t, 15*time.Second, "primary ready", func() bool { return a.State().Snapshot().Ready })
+
+	seeded, err := os.ReadFile(filepath.Join(l.dataDir, "dyn.test.zone"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(seeded), "$INCLUDE") || !strings.Contains(string(seeded), "www IN A 192.0.2.1") {
+		t.Errorf("seeded zone file does not inline its part:\n%s", seeded)
+	}
+	if diff := cmp.Diff([]string{"192.0.2.1"}, answers(l.addr(), "www.dyn.test", dns.TypeA)); diff != "" {
+		t.Errorf("www.dyn.test A from the seed (-want +got):\n%s", diff)
+	}
+	m := a.State().Metrics()
+	waitFor(t, 20*time.Second, "a converged pass", func() bool {
+		c := a.State().Snapshot().LastConvergence
+		return c != nil && c.Error == "" && c.Unchanged == 3
+	})
+	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 0 {
+		t.Errorf("update_rrsets_total{op=replace} = %v, want 0: the seed held every record", got)
+	}
+	writePart("192.0.2.2")
+	waitFor(t, 20*time.Second, "the changed part served, by UPDATE", func() bool {
+		return cmp.Equal(answers(l.addr(), "www.dyn.test", dns.TypeA), []string{"192.0.2.2"})
+	})
+	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 1 {
+		t.Errorf("update_rrsets_total{op=replace} = %v, want 1", got)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("agent stopped with %v", err)
 	}
 }

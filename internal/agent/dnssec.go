@@ -129,7 +129,7 @@ func seedZone(s layout.SeedZone, chown func(string) error) (bool, error) {
 	if !s.Refresh {
 		return SeedFile(s.Source, s.Dest, chown)
 	}
-	data, err := os.ReadFile(s.Source)
+	data, err := ReadZoneText(s.Source)
 	if err != nil {
 		return false, fmt.Errorf("cannot seed %s: %w", s.Dest, err)
 	}

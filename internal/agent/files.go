@@ -66,8 +66,46 @@ func LinkAtomic(target, link string) error {
 	return nil
 }
 
-// SeedFile copies src to dest when dest does not exist yet, creating dest's
-// directory; a seeded file is never overwritten (named owns it from then on).
+// ReadZoneText reads a rendered zone file with its parts: the renderer
+// splits a zone larger than one ConfigMap into parts in other zones
+// ConfigMaps, joined by `$INCLUDE <absolute path>` lines, and each of those
+// lines is replaced by its part's text. A zone file named writes back (a
+// dynamic or signed zone's, seeded into the data volume) is then one file
+// that names nothing in a mount that may change under it.
+func ReadZoneText(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Contains(b, []byte("$INCLUDE ")) {
+		return b, nil
+	}
+	var out bytes.Buffer
+	for _, line := range bytes.SplitAfter(b, []byte("\n")) {
+		rest, ok := bytes.CutPrefix(line, []byte("$INCLUDE "))
+		if !ok {
+			out.Write(line)
+			continue
+		}
+		part := string(bytes.TrimSpace(rest))
+		if !filepath.IsAbs(part) || strings.ContainsAny(part, " \t;") {
+			return nil, fmt.Errorf("%s: cannot follow %q: the renderer writes one absolute path", path, strings.TrimSpace(string(line)))
+		}
+		pb, err := os.ReadFile(part)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out.Write(pb)
+		if len(pb) > 0 && pb[len(pb)-1] != '\n' {
+			out.WriteByte('\n')
+		}
+	}
+	return out.Bytes(), nil
+}
+
+// SeedFile copies src (its $INCLUDEd parts inlined, ReadZoneText) to dest
+// when dest does not exist yet, creating dest's directory; a seeded file is
+// never overwritten (named owns it from then on).
 // It reports whether it copied. chown, when not nil, is applied to every
 // directory it created and to the file.
 func SeedFile(src, dest string, chown func(string) error) (bool, error) {
@@ -76,11 +114,10 @@ func SeedFile(src, dest string, chown func(string) error) (bool, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("cannot seed %s: %w", dest, err)
 	}
-	in, err := os.Open(src)
+	data, err := ReadZoneText(src)
 	if err != nil {
 		return false, fmt.Errorf("cannot seed %s: %w", dest, err)
 	}
-	defer in.Close()
 	created, err := mkdirAllList(filepath.Dir(dest))
 	if err != nil {
 		return false, fmt.Errorf("cannot seed %s: %w", dest, err)
@@ -90,7 +127,7 @@ func SeedFile(src, dest string, chown func(string) error) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("cannot seed %s: %w", dest, err)
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	if _, err := out.Write(data); err != nil {
 		out.Close()
 		os.Remove(tmp)
 		return false, fmt.Errorf("cannot seed %s: %w", dest, err)

@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -153,9 +154,11 @@ func (l *lab) writeZones(files map[string][]byte) {
 	}
 }
 
-func (l *lab) writeKey(secret, value string) {
+func (l *lab) writeKey(secret, value string) { l.writeKeyAlg(secret, value, "hmac-sha256") }
+
+func (l *lab) writeKeyAlg(secret, value, alg string) {
 	l.t.Helper()
-	if err := kubeletdir.Write(filepath.Join(l.keysDir, secret), map[string][]byte{"secret": []byte(value), "algorithm": []byte("hmac-sha256")}); err != nil {
+	if err := kubeletdir.Write(filepath.Join(l.keysDir, secret), map[string][]byte{"secret": []byte(value), "algorithm": []byte(alg)}); err != nil {
 		l.t.Fatal(err)
 	}
 }
@@ -257,3 +260,34 @@ func answers(addr, name string, typ uint16) []string {
 
 // value is a metric's current value.
 func value(c prometheus.Collector) float64 { return promtest.ToFloat64(c) }
+
+// axfrZone transfers zone from addr signed with k and returns its records
+// as text, the SOA left out, sorted.
+func axfrZone(t *testing.T, addr, zone string, k Key) []string {
+	t.Helper()
+	p, err := newTSIG(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := new(dns.Msg)
+	m.SetAxfr(dns.Fqdn(zone))
+	p.sign(m)
+	tr := &dns.Transfer{TsigProvider: p}
+	ch, err := tr.In(m, addr)
+	if err != nil {
+		t.Fatalf("AXFR %s: %v", zone, err)
+	}
+	var out []string
+	for env := range ch {
+		if env.Error != nil {
+			t.Fatalf("AXFR %s: %v", zone, env.Error)
+		}
+		for _, rr := range env.RR {
+			if rr.Header().Rrtype != dns.TypeSOA {
+				out = append(out, strings.ReplaceAll(rr.String(), "\t", " "))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}

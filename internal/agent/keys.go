@@ -8,13 +8,11 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 )
 
-// Algorithms BIND accepts for TSIG keys.
-var algorithms = map[string]bool{
-	"hmac-md5": true, "hmac-sha1": true, "hmac-sha224": true,
-	"hmac-sha256": true, "hmac-sha384": true, "hmac-sha512": true,
+// validAlgorithm reports a TSIG algorithm BIND accepts (tsigHashes).
+func validAlgorithm(a string) bool {
+	_, ok := tsigHashes[strings.ToLower(a)]
+	return ok
 }
-
-func validAlgorithm(a string) bool { return algorithms[strings.ToLower(a)] }
 
 // DefaultAlgorithm is used when neither the config nor the Secret names one.
 const DefaultAlgorithm = "hmac-sha256"

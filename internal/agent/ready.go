@@ -121,13 +121,12 @@ func (z ZoneChecker) query(ctx context.Context, ref layout.ZoneRef, k *Key) erro
 	m.RecursionDesired = false
 	cl := &dns.Client{Net: "udp", Timeout: t}
 	if k != nil {
-		name := dns.Fqdn(strings.ToLower(k.Name))
-		alg, ok := tsigAlgorithms[strings.ToLower(k.Algorithm)]
-		if !ok {
-			return fmt.Errorf("zone %s: key %q: unsupported algorithm %q", zoneID(ref), k.Name, k.Algorithm)
+		p, err := newTSIG(*k)
+		if err != nil {
+			return fmt.Errorf("zone %s: %w", zoneID(ref), err)
 		}
-		m.SetTsig(name, alg, 300, time.Now().Unix())
-		cl.TsigSecret = map[string]string{name: k.Secret}
+		p.sign(m)
+		cl.TsigProvider = p
 	}
 	ctx, cancel := context.WithTimeout(ctx, t)
 	defer cancel()
@@ -154,13 +153,12 @@ func (z ZoneChecker) query(ctx context.Context, ref layout.ZoneRef, k *Key) erro
 func SendNotify(ctx context.Context, addr, zone string, k Key, timeout time.Duration) error {
 	m := new(dns.Msg)
 	m.SetNotify(dns.Fqdn(zone))
-	name := dns.Fqdn(strings.ToLower(k.Name))
-	alg, ok := tsigAlgorithms[strings.ToLower(k.Algorithm)]
-	if !ok {
-		return fmt.Errorf("key %q: unsupported algorithm %q", k.Name, k.Algorithm)
+	p, err := newTSIG(k)
+	if err != nil {
+		return err
 	}
-	m.SetTsig(name, alg, 300, time.Now().Unix())
-	cl := &dns.Client{Net: "udp", Timeout: timeout, TsigSecret: map[string]string{name: k.Secret}}
+	p.sign(m)
+	cl := &dns.Client{Net: "udp", Timeout: timeout, TsigProvider: p}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	r, _, err := cl.ExchangeContext(ctx, m, addr)
@@ -181,13 +179,12 @@ func SOASerial(ctx context.Context, addr, zone string, k *Key, timeout time.Dura
 	m.RecursionDesired = false
 	cl := &dns.Client{Net: "udp", Timeout: timeout}
 	if k != nil {
-		name := dns.Fqdn(strings.ToLower(k.Name))
-		alg, ok := tsigAlgorithms[strings.ToLower(k.Algorithm)]
-		if !ok {
-			return 0, fmt.Errorf("key %q: unsupported algorithm %q", k.Name, k.Algorithm)
+		p, err := newTSIG(*k)
+		if err != nil {
+			return 0, err
 		}
-		m.SetTsig(name, alg, 300, time.Now().Unix())
-		cl.TsigSecret = map[string]string{name: k.Secret}
+		p.sign(m)
+		cl.TsigProvider = p
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -45,9 +45,13 @@ type ErrorStatus struct {
 
 // Convergence is the last dynamic-zone pass.
 type Convergence struct {
-	Updated   int       `json:"updated"`
-	Removed   int       `json:"removed"`
-	Unchanged int       `json:"unchanged"`
+	Updated   int `json:"updated"`
+	Removed   int `json:"removed"`
+	Unchanged int `json:"unchanged"`
+	// Messages are the UPDATE messages the pass sent, Transfers the zones
+	// it read by AXFR (none when every zone's serial was the converged one).
+	Messages  int       `json:"messages"`
+	Transfers int       `json:"transfers"`
 	Seconds   float64   `json:"seconds"`
 	Error     string    `json:"error,omitempty"`
 	Time      time.Time `json:"time"`

@@ -235,17 +235,55 @@ var sortStrings = cmp.Transformer("sort", func(in []string) []string {
 })
 
 func TestSameRRset(t *testing.T) {
-	a, _ := dns.NewRR("www.example.org. 60 IN A 192.0.2.1")
-	b, _ := dns.NewRR("WWW.example.org. 60 IN A 192.0.2.1")
-	c, _ := dns.NewRR("www.example.org. 61 IN A 192.0.2.1")
-	if !sameRRset([]dns.RR{a}, []dns.RR{b}) {
-		t.Error("owner case must not matter")
+	rrs := func(lines ...string) []dns.RR {
+		var out []dns.RR
+		for _, l := range lines {
+			rr, err := dns.NewRR(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, rr)
+		}
+		return out
 	}
-	if sameRRset([]dns.RR{a}, []dns.RR{c}) {
-		t.Error("a TTL change is a change")
+	cases := map[string]struct {
+		reason    string
+		cur, want []dns.RR
+		same      bool
+	}{
+		"OwnerCase": {reason: "owner case must not matter",
+			cur: rrs("www.example.org. 60 IN A 192.0.2.1"), want: rrs("WWW.example.org. 60 IN A 192.0.2.1"), same: true},
+		"TTL": {reason: "a TTL change is a change",
+			cur: rrs("www.example.org. 60 IN A 192.0.2.1"), want: rrs("www.example.org. 61 IN A 192.0.2.1")},
+		"Absent":     {reason: "absent vs present is a change", want: rrs("www.example.org. 60 IN A 192.0.2.1")},
+		"BothAbsent": {reason: "nothing desired, nothing held", same: true},
+		"Rdata": {reason: "other rdata is a change",
+			cur: rrs("www.example.org. 60 IN A 192.0.2.1"), want: rrs("www.example.org. 60 IN A 192.0.2.2")},
+		"Order": {reason: "RRs are a set: order does not matter",
+			cur: rrs("w. 60 IN A 192.0.2.2", "w. 60 IN A 192.0.2.1"), want: rrs("w. 60 IN A 192.0.2.1", "w. 60 IN A 192.0.2.2"), same: true},
+		"Duplicate": {reason: "a duplicate RR is one RR to BIND",
+			cur: rrs("w. 60 IN A 192.0.2.1"), want: rrs("w. 60 IN A 192.0.2.1", "w. 60 IN A 192.0.2.1"), same: true},
+		"HexCase": {reason: "generic rdata in upper-case hex is the bytes BIND returns in lower case",
+			cur: rrs(`g. 60 IN TYPE65280 \# 2 abcd`), want: rrs(`g. 60 IN TYPE65280 \# 2 ABCD`), same: true},
+		"SSHFPHex": {reason: "an SSHFP fingerprint's hex case does not matter",
+			cur: rrs("h. 60 IN SSHFP 1 1 abcdef01"), want: rrs("h. 60 IN SSHFP 1 1 ABCDEF01"), same: true},
+		"TargetCase": {reason: "names in rdata compare without case",
+			cur: rrs("a. 60 IN CNAME target.example.org."), want: rrs("a. 60 IN CNAME Target.EXAMPLE.org."), same: true},
+		"TXTCase": {reason: "TXT data keeps its case",
+			cur: rrs(`t. 60 IN TXT "abc"`), want: rrs(`t. 60 IN TXT "ABC"`)},
+		"TXTSpacing": {reason: "the spacing between strings is not data",
+			cur: rrs(`t. 60 IN TXT "a" "b"`), want: rrs(`t. 60 IN TXT "a"    "b"`), same: true},
+		"V6Zeros": {reason: "an IPv6 address written long is the same address",
+			cur: rrs("v. 60 IN AAAA 2001:db8::1"), want: rrs("v. 60 IN AAAA 2001:DB8:0:0:0:0:0:1"), same: true},
+		"MixedTTL": {reason: "BIND keeps one TTL per RRset: desired RRs with two TTLs compare by rdata",
+			cur: rrs("m. 600 IN A 192.0.2.1", "m. 600 IN A 192.0.2.2"), want: rrs("m. 300 IN A 192.0.2.1", "m. 600 IN A 192.0.2.2"), same: true},
 	}
-	if sameRRset(nil, []dns.RR{a}) {
-		t.Error("absent vs present is a change")
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := sameRRset(tc.cur, tc.want); got != tc.same {
+				t.Errorf("%s: sameRRset = %v, want %v", tc.reason, got, tc.same)
+			}
+		})
 	}
 }
 

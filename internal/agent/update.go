@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,19 +71,77 @@ func DesiredRRsets(zone string, records []string) (map[RRsetKey][]dns.RR, error)
 	return out, nil
 }
 
+// zoneFileRRsets are the desired RRsets of a rendered zone file: every
+// record but the SOA and the apex NS, which the rendered zone owns.
+func zoneFileRRsets(zone, file string, text []byte) (map[RRsetKey][]dns.RR, error) {
+	origin := dns.Fqdn(strings.ToLower(zone))
+	out := map[RRsetKey][]dns.RR{}
+	zp := dns.NewZoneParser(bytes.NewReader(text), origin, file)
+	var errs []string
+	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
+		h := rr.Header()
+		h.Name = strings.ToLower(h.Name)
+		switch {
+		case h.Rrtype == dns.TypeSOA, h.Name == origin && h.Rrtype == dns.TypeNS:
+			continue
+		case !dns.IsSubDomain(origin, h.Name):
+			errs = append(errs, fmt.Sprintf("%s is outside zone %s", h.Name, origin))
+			continue
+		}
+		k := RRsetKey{Name: h.Name, Type: h.Rrtype}
+		out[k] = append(out[k], rr)
+	}
+	if err := zp.Err(); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) > 0 {
+		return out, errors.New(strings.Join(errs, "; "))
+	}
+	return out, nil
+}
+
 // Converger converges dynamic zones on the local server with TSIG-signed
-// RFC 2136 UPDATEs, one RRset replace (delete RRset + add) per changed RRset.
-// It remembers which RRsets it wrote (StateFile) so it can remove the ones
-// no longer desired, and leaves every other RRset alone.
+// RFC 2136 UPDATEs. One pass per zone: one TCP connection, the zone read in
+// one AXFR (signed with the update key), the desired RRsets compared with it
+// in canonical wire form, and every changed RRset replaced (delete RRset +
+// add) in as few UPDATE messages as fit in MaxMessage. It remembers which
+// RRsets it wrote (StateFile) so it can remove the ones no longer desired,
+// and leaves every other RRset alone. A pass over a zone whose SOA serial
+// and records are those of the last converged pass is one SOA query.
 type Converger struct {
 	Addr      string // the local server, host:port
 	StateFile string
 	Timeout   time.Duration
+	// MaxMessage bounds an UPDATE message before its TSIG (0: maxUpdateMessage).
+	MaxMessage int
+
+	memo  map[string]*zoneMemo // by zone id; the agent's loop is its only user
+	saved []byte               // the state file as this Converger last wrote it
+}
+
+// maxUpdateMessage keeps an UPDATE, with its TSIG, inside the 65,535 bytes
+// of a DNS message over TCP.
+const maxUpdateMessage = 64000
+
+// zoneMemo is what the last pass over a zone learned.
+type zoneMemo struct {
+	// serial and records are set when the pass found the zone converged:
+	// the zone's SOA serial then, and a digest of the desired records.
+	serial    uint32
+	records   [sha256.Size]byte
+	rrsets    int
+	converged bool
+	// sent are the RRsets BIND accepted an UPDATE for, by their form: one
+	// that still differs afterwards is data BIND does not keep as written,
+	// reported, not sent again every pass.
+	sent map[RRsetKey]string
 }
 
 // ConvergeResult counts what one pass did.
 type ConvergeResult struct {
 	Updated, Removed, Unchanged int
+	// Messages are the UPDATE messages sent, Transfers the zones read by AXFR.
+	Messages, Transfers int
 }
 
 type zoneState map[string][]string // "<view>/<zone>" -> RRset keys owned
@@ -94,10 +154,13 @@ func (c *Converger) Converge(ctx context.Context, zones []layout.DynamicZone) (C
 	if err != nil {
 		return res, err
 	}
+	if c.memo == nil {
+		c.memo = map[string]*zoneMemo{}
+	}
 	var errs []error
 	for _, z := range zones {
 		id := z.View + "/" + dns.Fqdn(strings.ToLower(z.Zone))
-		owned, err := c.zone(ctx, z, state[id], &res)
+		owned, err := c.zone(ctx, id, z, state[id], &res)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("zone %q%s: %w", z.Zone, viewSuffix(z.View), err))
 		}
@@ -116,8 +179,16 @@ func viewSuffix(v string) string {
 	return fmt.Sprintf(" (view %q)", v)
 }
 
+// op is one RRset change: a replace, or (rrs nil) a delete.
+type op struct {
+	key    RRsetKey
+	rrs    []dns.RR
+	form   string // the desired form's digest
+	remove bool
+}
+
 // zone converges one zone and returns the RRsets it owns afterwards.
-func (c *Converger) zone(ctx context.Context, z layout.DynamicZone, owned []string, res *ConvergeResult) ([]string, error) {
+func (c *Converger) zone(ctx context.Context, id string, z layout.DynamicZone, owned []string, res *ConvergeResult) ([]string, error) {
 	b, err := os.ReadFile(z.KeyFile)
 	if err != nil {
 		return owned, fmt.Errorf("cannot read update key: %w", err)
@@ -126,50 +197,124 @@ func (c *Converger) zone(ctx context.Context, z layout.DynamicZone, owned []stri
 	if err != nil {
 		return owned, fmt.Errorf("cannot read update key from %s: %w", z.KeyFile, err)
 	}
-	desired, derr := DesiredRRsets(z.Zone, z.Records)
-	cl := &client{addr: c.Addr, key: key, timeout: c.Timeout, zone: dns.Fqdn(strings.ToLower(z.Zone))}
+	p, err := newTSIG(key)
+	if err != nil {
+		return owned, err
+	}
+	zone := dns.Fqdn(strings.ToLower(z.Zone))
+	var text []byte
+	if z.Source != "" {
+		if text, err = ReadZoneText(z.Source); err != nil {
+			return owned, fmt.Errorf("cannot read desired records: %w", err)
+		}
+	} else {
+		text = []byte(strings.Join(z.Records, "\n"))
+	}
+	digest := sha256.Sum256(append([]byte(z.KeyName+"\n"+z.Source+"\n"), text...))
+	cl := &client{addr: c.Addr, tsig: p, timeout: c.Timeout}
+	defer cl.close()
+
+	// The same records, converged at the serial the zone still has: done,
+	// without parsing them or reading the zone.
+	memo := c.memo[id]
+	if memo != nil && memo.converged && memo.records == digest && len(owned) == memo.rrsets {
+		if serial, err := cl.serial(ctx, zone); err == nil && serial == memo.serial {
+			res.Unchanged += memo.rrsets
+			return owned, nil
+		}
+	}
+	var desired map[RRsetKey][]dns.RR
+	var derr error
+	if z.Source != "" {
+		desired, derr = zoneFileRRsets(z.Zone, z.Source, text)
+	} else {
+		desired, derr = DesiredRRsets(z.Zone, z.Records)
+	}
+	cur, serial, err := cl.axfr(ctx, zone)
+	full := err == nil
+	switch {
+	case full:
+		res.Transfers++
+	case !errors.Is(err, errNoTransfer):
+		return owned, err
+	}
+
 	var errs []error
 	if derr != nil {
 		errs = append(errs, derr)
 	}
+	next := &zoneMemo{sent: map[RRsetKey]string{}}
 	keep := map[string]bool{}
 	keys := make([]RRsetKey, 0, len(desired))
 	for k := range desired {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	var ops []op
 	for _, k := range keys {
 		keep[k.String()] = true // owned from the first attempt, so a removal later is ours to do
-		cur, err := cl.query(ctx, k)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+		have := cur[k]
+		if !full {
+			if have, err = cl.query(ctx, zone, k); err != nil {
+				errs = append(errs, err)
+				continue
+			}
 		}
-		if sameRRset(cur, desired[k]) {
+		if sameRRset(have, desired[k]) {
 			res.Unchanged++
 			continue
 		}
-		if err := cl.replace(ctx, k, desired[k]); err != nil {
-			errs = append(errs, err)
+		f, err := formOf(desired[k])
+		if err != nil {
+			errs = append(errs, fmt.Errorf("cannot update %s: %w", k, err))
 			continue
 		}
-		res.Updated++
+		if memo != nil && memo.sent[k] == f.digest() {
+			next.sent[k] = f.digest()
+			errs = append(errs, notKept(k, have, full))
+			continue
+		}
+		ops = append(ops, op{key: k, rrs: desired[k], form: f.digest()})
 	}
 	for _, s := range owned {
 		if keep[s] {
 			continue
 		}
 		k, err := parseRRsetKey(s)
-		if err != nil || (k.Name == cl.zone && k.Type == dns.TypeNS) || k.Type == dns.TypeSOA {
+		if err != nil || (k.Name == zone && k.Type == dns.TypeNS) || k.Type == dns.TypeSOA {
 			continue // never touch the apex NS or the SOA, whatever the state file says
 		}
-		if err := cl.replace(ctx, k, nil); err != nil {
-			errs = append(errs, err)
-			keep[s] = true // try again next pass
-			continue
+		if full && len(cur[k]) == 0 {
+			continue // already gone
 		}
-		res.Removed++
+		ops = append(ops, op{key: k, remove: true})
 	}
+
+	max := c.MaxMessage
+	if max <= 0 {
+		max = maxUpdateMessage
+	}
+	failed := cl.apply(ctx, zone, ops, max, res)
+	for _, o := range ops {
+		ferr, bad := failed[o.key]
+		switch {
+		case bad:
+			errs = append(errs, ferr)
+			if o.remove {
+				keep[o.key.String()] = true // try again next pass
+			}
+		case o.remove:
+			res.Removed++
+		default:
+			res.Updated++
+			next.sent[o.key] = o.form
+		}
+	}
+	if full && len(ops) == 0 && len(errs) == 0 {
+		next.serial, next.records, next.rrsets, next.converged = serial, digest, len(desired), true
+	}
+	c.memo[id] = next
+
 	out := make([]string, 0, len(keep))
 	for s := range keep {
 		out = append(out, s)
@@ -178,28 +323,22 @@ func (c *Converger) zone(ctx context.Context, z layout.DynamicZone, owned []stri
 	return out, errors.Join(errs...)
 }
 
-func sameRRset(a, b []dns.RR) bool {
-	norm := func(rrs []dns.RR) []string {
-		s := make([]string, 0, len(rrs))
-		for _, rr := range rrs {
-			rr = dns.Copy(rr)
-			rr.Header().Name = strings.ToLower(rr.Header().Name)
-			rr.Header().Class = dns.ClassINET
-			s = append(s, rr.String())
+// notKept is the error for an RRset BIND accepted an UPDATE for and then
+// did not serve as sent: it is not sent again until it changes.
+func notKept(k RRsetKey, have []dns.RR, full bool) error {
+	served := "nothing"
+	if len(have) > 0 {
+		var s []string
+		for _, rr := range have {
+			s = append(s, strings.TrimPrefix(rr.String(), rr.Header().String()))
 		}
-		sort.Strings(s)
-		return s
+		served = strings.Join(s, ", ")
 	}
-	x, y := norm(a), norm(b)
-	if len(x) != len(y) {
-		return false
+	how := ""
+	if !full {
+		how = " (read by query: the update key may not transfer the zone, set spec.updateKeyTransfer)"
 	}
-	for i := range x {
-		if x[i] != y[i] {
-			return false
-		}
-	}
-	return true
+	return fmt.Errorf("cannot converge %s: BIND accepted its UPDATE but serves %s%s; BIND does not keep it as written (a CNAME beside other data, data under another zone's cut); not sent again until the record changes", k, served, how)
 }
 
 func (c *Converger) load() (zoneState, error) {
@@ -227,79 +366,13 @@ func (c *Converger) save(st zoneState) error {
 	if err != nil {
 		return err
 	}
-	_, err = WriteFileAtomic(c.StateFile, append(b, '\n'), 0o644)
-	return err
-}
-
-// TSIG algorithm names as miekg/dns spells them.
-var tsigAlgorithms = map[string]string{
-	"hmac-md5": dns.HmacMD5, "hmac-sha1": dns.HmacSHA1, "hmac-sha224": dns.HmacSHA224,
-	"hmac-sha256": dns.HmacSHA256, "hmac-sha384": dns.HmacSHA384, "hmac-sha512": dns.HmacSHA512,
-}
-
-type client struct {
-	addr    string
-	key     Key
-	zone    string
-	timeout time.Duration
-}
-
-func (c *client) exchange(ctx context.Context, m *dns.Msg) (*dns.Msg, error) {
-	t := c.timeout
-	if t == 0 {
-		t = 5 * time.Second
+	b = append(b, '\n')
+	if bytes.Equal(b, c.saved) {
+		return nil // a pass that changed nothing writes nothing
 	}
-	name := dns.Fqdn(strings.ToLower(c.key.Name))
-	alg, ok := tsigAlgorithms[strings.ToLower(c.key.Algorithm)]
-	if !ok {
-		return nil, fmt.Errorf("key %q: unsupported algorithm %q", c.key.Name, c.key.Algorithm)
+	if _, err = WriteFileAtomic(c.StateFile, b, 0o644); err != nil {
+		return err
 	}
-	m.SetTsig(name, alg, 300, time.Now().Unix())
-	cl := &dns.Client{Net: "tcp", Timeout: t, TsigSecret: map[string]string{name: c.key.Secret}}
-	ctx, cancel := context.WithTimeout(ctx, t)
-	defer cancel()
-	r, _, err := cl.ExchangeContext(ctx, m, c.addr)
-	return r, err
-}
-
-// query returns the RRset k as the server holds it (nil when absent).
-func (c *client) query(ctx context.Context, k RRsetKey) ([]dns.RR, error) {
-	m := new(dns.Msg)
-	m.SetQuestion(k.Name, k.Type)
-	m.RecursionDesired = false
-	r, err := c.exchange(ctx, m)
-	if err != nil {
-		return nil, fmt.Errorf("cannot query %s: %w", k, err)
-	}
-	if r.Rcode != dns.RcodeSuccess && r.Rcode != dns.RcodeNameError {
-		return nil, fmt.Errorf("cannot query %s: %s", k, dns.RcodeToString[r.Rcode])
-	}
-	if !r.Authoritative {
-		return nil, fmt.Errorf("cannot query %s: the server is not authoritative for it (zone not loaded?)", k)
-	}
-	var out []dns.RR
-	for _, rr := range r.Answer {
-		if rr.Header().Rrtype == k.Type && strings.EqualFold(rr.Header().Name, k.Name) {
-			out = append(out, rr)
-		}
-	}
-	return out, nil
-}
-
-// replace deletes RRset k and adds rrs (none: a pure delete) in one UPDATE.
-func (c *client) replace(ctx context.Context, k RRsetKey, rrs []dns.RR) error {
-	m := new(dns.Msg)
-	m.SetUpdate(c.zone)
-	m.RemoveRRset([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: k.Name, Rrtype: k.Type, Class: dns.ClassINET}}})
-	if len(rrs) > 0 {
-		m.Insert(rrs)
-	}
-	r, err := c.exchange(ctx, m)
-	if err != nil {
-		return fmt.Errorf("cannot update %s: %w", k, err)
-	}
-	if r.Rcode != dns.RcodeSuccess {
-		return fmt.Errorf("cannot update %s: server answered %s", k, dns.RcodeToString[r.Rcode])
-	}
+	c.saved = b
 	return nil
 }

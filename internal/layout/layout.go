@@ -197,8 +197,13 @@ type DynamicZone struct {
 	KeyName string `json:"keyName"`
 	// KeyFile is the include holding the update key (generated or imported).
 	KeyFile string `json:"keyFile"`
+	// Source is the rendered zone file (in a zones ConfigMap mount, its
+	// parts joined by $INCLUDE) whose records, the SOA and apex NS left
+	// out, are the desired RRsets: they travel once, in ConfigMaps split
+	// under the budget, not in agent.json. Records is read when it is empty.
+	Source string `json:"source,omitempty"`
 	// RRsets in presentation format, one line per RR, sorted.
-	Records []string `json:"records"`
+	Records []string `json:"records,omitempty"`
 }
 
 // ZoneRef names a zone and its view.

@@ -347,17 +347,32 @@ func (b *confBuilder) viewBody(v *model.View) []nc.Stmt {
 }
 
 // viewKeys are the keys that select a view: its transfer key, and the update
-// keys of its dynamic zones that no other view's zones use (a key shared by
-// two views cannot pick one; such updates match by address like any client).
+// keys of its dynamic zones and the keys its zones' allowTransfer admits
+// that no other view's zones use (a key shared by two views cannot pick one;
+// such requests match by address like any client). A partner allowed to
+// transfer by key in one view must reach that view even when its address
+// matches another view first (issue 20).
 func viewKeys(c *model.Cluster) map[*model.View][]string {
 	users := map[string]map[*model.View]bool{}
+	use := func(k string, v *model.View) {
+		if users[k] == nil {
+			users[k] = map[*model.View]bool{}
+		}
+		users[k][v] = true
+	}
+	transfer := map[string]bool{}
 	for _, v := range c.Views {
+		transfer[v.TransferKey.KeyName] = true
 		for _, z := range v.Zones {
 			if z.UpdateKey != nil && z.Spec.DynamicUpdate {
-				if users[z.UpdateKey.KeyName] == nil {
-					users[z.UpdateKey.KeyName] = map[*model.View]bool{}
+				use(z.UpdateKey.KeyName, v)
+			}
+			if z.Spec.Type == v1alpha1.ZonePrimary {
+				for _, e := range z.AllowTransfer {
+					if e.Key != "" && !e.Negated {
+						use(e.Key, v)
+					}
 				}
-				users[z.UpdateKey.KeyName][v] = true
 			}
 		}
 	}
@@ -365,7 +380,7 @@ func viewKeys(c *model.Cluster) map[*model.View][]string {
 	for _, v := range c.Views {
 		keys := []string{v.TransferKey.KeyName}
 		for k, vs := range users {
-			if len(vs) == 1 && vs[v] && k != v.TransferKey.KeyName {
+			if len(vs) == 1 && vs[v] && !transfer[k] {
 				keys = append(keys, k)
 			}
 		}

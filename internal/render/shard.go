@@ -20,11 +20,10 @@ const partSuffix = ".part-%03d"
 // self-contained (absolute owner, explicit TTL and class), so any line
 // boundary is a valid split point.
 //
-// Files for which noSplit reports true (zones seeded into the data volume by
-// copying one file) are never split: an oversized one is placed whole and
-// returned in oversized for the caller to report. where maps every key
-// (parts included) to its shard.
-func shardFiles(files []zoneFile, budget int, noSplit func(string) bool) (shards []map[string]string, where map[string]int, oversized []string) {
+// Every file may be split, dynamic and signed zones' too: the agent inlines
+// the parts when it seeds such a zone into the data volume
+// (agent.ReadZoneText). where maps every key (parts included) to its shard.
+func shardFiles(files []zoneFile, budget int) (shards []map[string]string, where map[string]int) {
 	shards = []map[string]string{{}}
 	where = map[string]int{}
 	size := 0
@@ -42,11 +41,6 @@ func shardFiles(files []zoneFile, budget int, noSplit func(string) bool) (shards
 			place(f.name, f.text)
 			continue
 		}
-		if noSplit != nil && noSplit(f.name) {
-			oversized = append(oversized, f.name)
-			place(f.name, f.text)
-			continue
-		}
 		head, body := splitHeader(f.text)
 		var main bytes.Buffer
 		main.Write(head)
@@ -57,7 +51,7 @@ func shardFiles(files []zoneFile, budget int, noSplit func(string) bool) (shards
 		}
 		place(f.name, main.Bytes())
 	}
-	return shards, where, oversized
+	return shards, where
 }
 
 // splitHeader cuts a zone file as Text writes it after its third line

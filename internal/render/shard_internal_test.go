@@ -19,11 +19,9 @@ func TestShardFiles(t *testing.T) {
 	}
 	type shard map[string]int // key -> size
 	cases := map[string]struct {
-		reason    string
-		files     []zoneFile
-		noSplit   string
-		want      []shard
-		oversized []string
+		reason string
+		files  []zoneFile
+		want   []shard
 	}{
 		"Packed": {
 			reason: "small files share a shard until the next would not fit",
@@ -36,17 +34,10 @@ func TestShardFiles(t *testing.T) {
 			want: []shard{{"big.part-000": 6 * 23}, {"big.part-001": 4 * 23},
 				{"big": 49 + 2*len("$INCLUDE /etc/bind-fn/zones/0/big.part-000\n")}},
 		},
-		"Writable": {
-			reason:    "a file that must not be split stays whole and is reported",
-			files:     []zoneFile{zone("dyn", 10)},
-			noSplit:   "dyn",
-			want:      []shard{{"dyn": 49 + 10*23}},
-			oversized: []string{"dyn"},
-		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			shards, where, over := shardFiles(tc.files, 150, func(n string) bool { return n == tc.noSplit })
+			shards, where := shardFiles(tc.files, 150)
 			var got []shard
 			for i, s := range shards {
 				g := shard{}
@@ -60,9 +51,6 @@ func TestShardFiles(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s: shards (-want +got):\n%s", tc.reason, diff)
-			}
-			if diff := cmp.Diff(tc.oversized, over); diff != "" {
-				t.Errorf("%s: oversized (-want +got):\n%s", tc.reason, diff)
 			}
 			// Reassembled, a split file is the original.
 			for _, f := range tc.files {

@@ -158,10 +158,12 @@ func shardOf(t *testing.T, c *testutil.Cluster, key string) int {
 	}
 }
 
-// TestShardWritableZoneTooLarge: a dynamic zone is seeded into the data
-// volume by copying one file, so it is never split; one too large for a
-// ConfigMap is a located error on the zone.
-func TestShardWritableZoneTooLarge(t *testing.T) {
+// TestShardDynamicZone: a dynamic zone of 30,000 records (DNSRecords are
+// dynamic updates) renders: its file is split over zones ConfigMaps like a
+// static zone's (the agent inlines the parts when it seeds it), agent.json
+// names that file as the source of the desired RRsets and carries no
+// records, and every ConfigMap stays under the budget (issue 21).
+func TestShardDynamicZone(t *testing.T) {
 	items := genItems(t, gen.Options{Zones: 1, Records: 30000, Seed: 7}, func(file, doc string) string {
 		if file == "cluster.yaml" {
 			return doc + "---\napiVersion: bind.unkin.net/v1alpha1\nkind: BindTSIGKey\nmetadata:\n  name: ddns\n  namespace: dns\nspec:\n  clusterRef: gen\n"
@@ -171,14 +173,37 @@ func TestShardWritableZoneTooLarge(t *testing.T) {
 		}
 		return doc
 	})
-	_, rs := pipeline.Run(pipeline.Input{Items: items}, render.Options{Rand: &testutil.DetRand{}})
-	found := false
-	for _, r := range rs {
-		if r.Source.Ref.Kind == "BindZone" && r.Source.Ref.Name == "zone0-example-com" && strings.Contains(r.Message, "cannot be split") {
-			found = true
+	objs, rs := pipeline.Run(pipeline.Input{Items: items}, render.Options{Rand: &testutil.DetRand{}})
+	if rs.HasErrors() {
+		t.Fatalf("a large dynamic zone is refused: %v", rs)
+	}
+	c := testutil.Clusters(t, objs)["gen"]
+	for name, cm := range c.ConfigMaps {
+		size := 0
+		for _, v := range cm.Data {
+			size += len(v)
+		}
+		if size > render.ShardBudget+64<<10 {
+			t.Errorf("ConfigMap %s carries %d bytes, over the budget %d", name, size, render.ShardBudget)
 		}
 	}
-	if !found {
-		t.Errorf("no located error for an oversized dynamic zone; results: %v", rs)
+	doc := testutil.AgentConfig(t, c)
+	if len(doc.DynamicZones) != 1 || len(doc.SeedZones) != 1 {
+		t.Fatalf("agent.json: %d dynamic zones, %d seeds, want 1 and 1", len(doc.DynamicZones), len(doc.SeedZones))
+	}
+	dz := doc.DynamicZones[0]
+	if dz.Source == "" || dz.Source != doc.SeedZones[0].Source || len(dz.Records) != 0 {
+		t.Errorf("dynamic zone source %q (seed source %q), %d records in agent.json; want the seed's file and none", dz.Source, doc.SeedZones[0].Source, len(dz.Records))
+	}
+	main := ""
+	for _, cm := range c.ConfigMaps {
+		for k, v := range cm.Data {
+			if strings.HasSuffix(dz.Source, "/"+k) {
+				main = v
+			}
+		}
+	}
+	if !strings.Contains(main, "$INCLUDE ") {
+		t.Errorf("the dynamic zone's file is not split:\n%.300s", main)
 	}
 }

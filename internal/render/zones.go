@@ -3,8 +3,6 @@ package render
 import (
 	"sort"
 
-	"github.com/miekg/dns"
-
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
@@ -35,7 +33,6 @@ type zoneSet struct {
 	refs      []fileRef
 	seeds     []layout.SeedZone
 	dyn       []layout.DynamicZone
-	writable  map[string]diag.Source // zone files seeded from one file: never split
 	rs        diag.Results
 }
 
@@ -47,7 +44,6 @@ func buildZones(c *model.Cluster, prev *Previous, cache *ZoneCache) *zoneSet {
 		prevState: prev.zoneState(c),
 		plan:      &confPlan{files: map[zoneKey]string{}, catalogs: map[string]string{}, policies: map[zoneKey]string{}},
 		state:     map[string]zonefile.State{},
-		writable:  map[string]diag.Source{},
 	}
 	for _, v := range c.Views {
 		zs.catalog(v)
@@ -112,29 +108,28 @@ func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone) {
 	}
 	name := fileName("db", v.Name, z.Name)
 	k := zoneKey{v.Name, z.Name}
+	// A dynamic zone's desired RRsets are its rendered file's records (the
+	// SOA and apex NS left out): the agent reads them from the file, which
+	// the zones ConfigMaps carry split under their budget, so DNSRecords
+	// are bound by no single ConfigMap.
+	dyn := -1
+	if z.Spec.DynamicUpdate && z.UpdateKey != nil {
+		dyn = len(zs.dyn)
+		zs.dyn = append(zs.dyn, layout.DynamicZone{Zone: bare(z.Name), View: v.Name, KeyName: z.UpdateKey.KeyName, KeyFile: keyInclude(c, z.UpdateKey)})
+	}
 	if z.Writable() {
-		// Dynamic and signed zones live on the data volume, seeded once.
+		// Dynamic and signed zones live on the data volume, seeded once
+		// (their parts inlined by the agent).
 		dest := layout.DataPath(primaryDir, name)
-		zs.writable[name] = z.Src
 		zs.plan.files[k] = dest
 		zs.add(stateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) {
 			zs.seeds = append(zs.seeds, layout.SeedZone{Zone: bare(z.Name), View: v.Name, Source: p, Dest: dest, Refresh: !z.Spec.DynamicUpdate})
+			if dyn >= 0 {
+				zs.dyn[dyn].Source = p
+			}
 		})
 	} else {
 		zs.add(stateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) { zs.plan.files[k] = p })
-	}
-	if z.Spec.DynamicUpdate && z.UpdateKey != nil {
-		var recs []string
-		for _, rr := range built.RRs {
-			// The apex NS belongs to BindZone.spec.nameservers and is in
-			// the seed; the agent refuses to converge it.
-			if h := rr.Header(); h.Rrtype == dns.TypeNS && dns.CanonicalName(h.Name) == dns.CanonicalName(z.Name) {
-				continue
-			}
-			recs = append(recs, rr.String())
-		}
-		sort.Strings(recs)
-		zs.dyn = append(zs.dyn, layout.DynamicZone{Zone: bare(z.Name), View: v.Name, KeyName: z.UpdateKey.KeyName, KeyFile: keyInclude(c, z.UpdateKey), Records: recs})
 	}
 	zs.cache.forget(z) // its text is made: let the RRs go
 }
@@ -154,10 +149,7 @@ func (zs *zoneSet) policy(v *model.View, p *model.Policy) {
 func (zs *zoneSet) shard() []map[string]string {
 	sort.Slice(zs.files, func(i, j int) bool { return zs.files[i].name < zs.files[j].name })
 	sort.SliceStable(zs.refs, func(i, j int) bool { return zs.refs[i].name < zs.refs[j].name })
-	shards, where, oversized := shardFiles(zs.files, ShardBudget, func(name string) bool { _, ok := zs.writable[name]; return ok })
-	for _, name := range oversized {
-		zs.rs.Errorf(zs.writable[name], "spec.records", "zone file %q is larger than one ConfigMap can carry (%d bytes), and a dynamic or signed zone is seeded into the data volume from a single file, so it cannot be split: move static records to a separate zone, or add them by dynamic update instead of spec.records/DNSRecords", name, ShardBudget)
-	}
+	shards, where := shardFiles(zs.files, ShardBudget)
 	for _, r := range zs.refs {
 		r.set(layout.ZoneFile(where[r.name], r.name))
 	}

@@ -64,6 +64,7 @@ var clusterChecks = []func(*model.Cluster) diag.Results{
 	checkViewNameSpace,
 	checkZoneTypes,
 	checkRecordsOnNonPrimary,
+	checkShadowedRecords,
 	checkDynamic,
 	checkSOATimers,
 	checkMaxZoneTTL,

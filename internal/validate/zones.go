@@ -195,8 +195,9 @@ func rfc1982Less(a, b uint32) bool {
 // does (so identical results merge): records parse, owners in zone, CNAME
 // rules, one TTL per RRset, duplicates across BindZone.records and
 // DNSRecords, glue, catalog and policy zones. It adds what only a whole
-// file shows: its size against a ConfigMap, and the serial against the
-// previous render.
+// file shows: the serial against the previous render. Size is no limit:
+// the renderer splits every zone file over zones ConfigMaps, and the agent
+// inlines a dynamic or signed zone's parts when it seeds it.
 func checkZoneData(c *model.Cluster, prev *render.Previous, zones *render.ZoneCache) diag.Results {
 	var rs diag.Results
 	for _, v := range c.Views {
@@ -215,33 +216,9 @@ func checkZoneData(c *model.Cluster, prev *render.Previous, zones *render.ZoneCa
 			if built == nil {
 				continue
 			}
-			rs = append(rs, checkZoneSize(z, built)...)
 			rs = append(rs, checkZoneLimits(c, z, built)...)
 			rs = append(rs, checkSerial(c, v, z, built, prev)...)
 		}
-	}
-	return rs
-}
-
-// sizeWarn is the share of render.ShardBudget at which a zone file draws a
-// warning.
-const sizeWarnPercent = 80
-
-// checkZoneSize: the renderer splits a static zone larger than one
-// ConfigMap into parts joined by $INCLUDE, but a dynamic or signed zone is
-// seeded into the data volume by copying one file, so it must fit one
-// ConfigMap (Kubernetes refuses objects over 1 MiB); warn well before.
-func checkZoneSize(z *model.Zone, built *zonefile.Zone) diag.Results {
-	var rs diag.Results
-	if !z.Writable() {
-		return rs
-	}
-	n := len(built.Text(4294967295))
-	switch {
-	case n > render.ShardBudget:
-		rs.Errorf(z.Src, "spec.records", "cannot fit dynamic or signed zone %q in a ConfigMap: its file is %d bytes, over the %d-byte budget (Kubernetes refuses objects over 1 MiB), and it is seeded from one file so it cannot be split; split it into delegated subzones, or add records by dynamic update", strings.TrimSuffix(z.Name, "."), n, render.ShardBudget)
-	case n*100 >= render.ShardBudget*sizeWarnPercent:
-		rs.Warnf(z.Src, "spec.records", "dynamic or signed zone %q is %d bytes, %d%% of the %d bytes one ConfigMap can carry: as a dynamic or signed zone it cannot be split: plan to move static records to a separate zone", strings.TrimSuffix(z.Name, "."), n, n*100/render.ShardBudget, render.ShardBudget)
 	}
 	return rs
 }

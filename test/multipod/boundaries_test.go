@@ -101,6 +101,23 @@ spec:
   allowQuery: ["192.0.2.0/24"]
   records:
     - {name: payroll, type: A, values: ["10.7.7.7"]}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindTSIGKey
+metadata: {name: partner-xfr, namespace: dns}
+spec: {clusterRef: fence}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindZone
+metadata: {name: shared-ext, namespace: dns}
+spec:
+  clusterRef: fence
+  viewRef: external
+  zoneName: shared.example
+  nameservers: [ns1.example.net.]
+  allowTransfer: ["key partner-xfr"]
+  records:
+    - {name: www, type: A, values: ["198.51.100.90"]}
 `
 
 func fenceIP(i int) string { return fmt.Sprintf("198.18.6.%d", 10+i) }
@@ -197,6 +214,28 @@ spec: {zoneRef: corp-ext, name: added, type: A, values: ["198.51.100.81"]}
 		if status := digIn(t, "fence-"+p.Name, "127.0.0.1", "www.corp.example"); status != "REFUSED" {
 			t.Errorf("%s: an unsigned query from loopback inside the pod got %s, want REFUSED", p.Name, status)
 		}
+	}
+	// A partner allowed to transfer an external-view zone by its key
+	// transfers it from its own address, which the internal view matches
+	// first: a request signed with the key finds the view that holds it
+	// (issue 20). The same transfer unsigned is refused.
+	partnerKey := c.tsig(t, "partner-xfr-tsig")
+	if err := eventually(30*time.Second, 200*time.Millisecond, func() error {
+		rrs, err := axfrFrom(partnerClient, c.Pods[0].Net.IP, "shared.example", partnerKey)
+		if err != nil {
+			return err
+		}
+		for _, rr := range rrs {
+			if a, ok := rr.(*dns.A); ok && a.Hdr.Name == "www.shared.example." && a.A.String() == "198.51.100.90" {
+				return nil
+			}
+		}
+		return fmt.Errorf("www.shared.example A missing from %d records", len(rrs))
+	}); err != nil {
+		t.Errorf("the partner's key-signed AXFR of shared.example from %s (an internal-view address): %v", partnerClient, err)
+	}
+	if rrs, err := axfr(c.Pods[0].Net.IP, "shared.example", nil); err == nil {
+		t.Errorf("an unsigned AXFR of shared.example got %d records, want a refusal", len(rrs))
 	}
 	// An address outside the cluster's allowQuery (another pod's) is refused.
 	if status := digIn(t, "fence-"+c.Pods[1].Name, c.Pods[0].Net.IP, "www.corp.example"); status != "REFUSED" {

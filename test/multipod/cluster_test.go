@@ -390,6 +390,8 @@ type AgentStatus struct {
 	NamedPID        int      `json:"namedPID"`
 	LastConvergence *struct {
 		Updated, Removed, Unchanged int
+		Messages, Transfers         int
+		Seconds                     float64
 		Error                       string
 	} `json:"lastConvergence"`
 }

@@ -276,7 +276,12 @@ var lastZones = map[string]bool{}
 
 // axfrFromClient transfers zone from server, dialling from the lab client address.
 func axfrFromClient(server, zone string, key TSIG) ([]dns.RR, error) {
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(labClient)}, Timeout: 2 * time.Second}
+	return axfrFrom(labClient, server, zone, key)
+}
+
+// axfrFrom transfers zone from server, dialling from src, signed with key.
+func axfrFrom(src, server, zone string, key TSIG) ([]dns.RR, error) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 2 * time.Second}
 	conn, err := d.Dial("tcp", net.JoinHostPort(server, "53"))
 	if err != nil {
 		return nil, err
