@@ -167,17 +167,41 @@ func TestImportExitCodes(t *testing.T) {
 	}
 }
 
-// TestPlanBadInput: new inputs bind-fn refuses make no plan; the error
-// names the object, field and file.
+// TestPlanBadInput: new inputs bind-fn refuses make no plan: exit 1 with
+// the error fn-render gives, naming the object, field and file.
 func TestPlanBadInput(t *testing.T) {
 	base := filepath.Join("..", "..", "internal", "plan", "testdata", "base")
-	dir := t.TempDir()
-	copyDir(t, base, dir)
-	replaceInFile(t, filepath.Join(dir, "records.yaml"), `"198.51.100.30"`, `"198.51.100.300"`)
-	var out bytes.Buffer
-	code, err := (&PlanCmd{Dir: dir, Old: base, Format: "markdown"}).Run(&out)
-	if code != 1 || err == nil || !strings.Contains(err.Error(), "DNSRecord dns/blog (records.yaml") || !strings.Contains(err.Error(), "spec.values[0]") {
-		t.Errorf("exit %d, error %v: want exit 1 and a located error", code, err)
+	cases := map[string]struct {
+		reason    string
+		old, new  string
+		wantInErr []string
+	}{
+		"BadAddress": {
+			reason: "An A value that is no address: the render's located error.",
+			old:    `"198.51.100.30"`, new: `"198.51.100.300"`,
+			wantInErr: []string{"DNSRecord dns/blog (records.yaml", "spec.values[0]"},
+		},
+		"DuplicateKey": {
+			reason: "A key set twice in a DNSRecord: fn-render refuses it (strict decoding), so plan must not plan the last value (issue 25).",
+			old:    "  ttl: 60\n", new: "  ttl: 30\n  ttl: 60\n",
+			wantInErr: []string{"records.yaml: document 0: DNSRecord dns/shop: spec.ttl", `duplicate field "ttl"`},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyDir(t, base, dir)
+			replaceInFile(t, filepath.Join(dir, "records.yaml"), tc.old, tc.new)
+			var out bytes.Buffer
+			code, err := (&PlanCmd{Dir: dir, Old: base, Format: "markdown"}).Run(&out)
+			ok := code == 1 && err != nil
+			for _, w := range tc.wantInErr {
+				ok = ok && strings.Contains(err.Error(), w)
+			}
+			if !ok {
+				t.Errorf("%s\nexit %d, error %v: want exit 1 and an error with %q", tc.reason, code, err, tc.wantInErr)
+			}
+		})
 	}
 }
 
