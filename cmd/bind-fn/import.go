@@ -52,7 +52,8 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 		}
 	}
 	opt := importer.Options{Cluster: c.Cluster, Namespace: c.Namespace, Replicas: c.Replicas, ZoneDir: c.ZoneDir,
-		Read: os.ReadFile, Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }}
+		Read: os.ReadFile, Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }, Glob: filepath.Glob,
+		ReadZone: importer.LookNamedZoneReader()}
 	var conf []namedconf.Located
 	if c.Conf != "" {
 		base := c.ZoneDir
@@ -97,7 +98,7 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 	if err := c.write(res); err != nil {
 		return 1, err
 	}
-	if err := report(errw, res, c.Format); err != nil {
+	if err := report(errw, res, c.Format, !rs.HasErrors()); err != nil {
 		return 1, err
 	}
 	if rs.HasErrors() {
@@ -182,9 +183,12 @@ func (c *ImportCmd) write(res *importer.Result) error {
 	return os.WriteFile(path, b, 0o600)
 }
 
-func report(w io.Writer, res *importer.Result, format string) error {
+// report lists what was replaced and what was not carried. The import is
+// lossless only when nothing was lost and the package renders.
+func report(w io.Writer, res *importer.Result, format string, renders bool) error {
+	lossless := len(res.Losses) == 0 && renders
 	if format == "json" {
-		b, err := json.MarshalIndent(map[string]any{"lossless": len(res.Losses) == 0, "losses": res.Losses, "replaced": res.Replaced}, "", "  ")
+		b, err := json.MarshalIndent(map[string]any{"lossless": lossless, "renders": renders, "losses": res.Losses, "replaced": res.Replaced}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -197,9 +201,12 @@ func report(w io.Writer, res *importer.Result, format string) error {
 	for _, l := range res.Losses {
 		fmt.Fprintf(w, "NOT CARRIED  %s\n", l)
 	}
-	if len(res.Losses) == 0 {
-		fmt.Fprintln(w, "import is lossless: every zone renders with the same RRsets")
-	} else {
+	switch {
+	case lossless:
+		fmt.Fprintln(w, "import is lossless: every statement is carried, every zone renders with the same RRsets and serial")
+	case !renders:
+		fmt.Fprintf(w, "the imported package does not render; %d statement(s) or RRset(s) not carried (above)\n", len(res.Losses))
+	default:
 		fmt.Fprintf(w, "%d statement(s) or RRset(s) not carried (above)\n", len(res.Losses))
 	}
 	return nil

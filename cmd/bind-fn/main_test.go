@@ -129,12 +129,14 @@ func TestPlanGit(t *testing.T) {
 
 func TestImportExitCodes(t *testing.T) {
 	cases := map[string]struct {
-		reason string
-		conf   string
-		want   int
+		reason  string
+		conf    string
+		want    int
+		secrets bool
 	}{
-		"Lossless": {"Everything carried: exit 0.", "views", exitLossless},
-		"Lossy":    {"Statements not carried are listed: exit 2.", "lossy", exitLossy},
+		"Lossless": {"Everything carried: exit 0.", "resolver", exitLossless, false},
+		"Lossy":    {"Statements not carried are listed: exit 2.", "lossy", exitLossy, true},
+		"Views":    {"The dynamic zone's records would become agent-owned, the secondary zone's NOTIFYs are not sent: listed, exit 2, never \"lossless\".", "views", exitLossy, true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -147,6 +149,12 @@ func TestImportExitCodes(t *testing.T) {
 			}
 			if code != tc.want {
 				t.Errorf("%s\nexit %d, want %d; report:\n%s", tc.reason, code, tc.want, stderr.String())
+			}
+			if lossless := strings.Contains(stderr.String(), "import is lossless"); lossless != (tc.want == exitLossless) {
+				t.Errorf("%s\nthe report says lossless: %v, exit %d:\n%s", tc.reason, lossless, code, stderr.String())
+			}
+			if !tc.secrets {
+				return
 			}
 			if _, err := os.Stat(filepath.Join(out, "Kptfile")); err != nil {
 				t.Errorf("no Kptfile written: %v", err)
@@ -164,6 +172,28 @@ func TestImportExitCodes(t *testing.T) {
 				t.Errorf("the key Secrets are not written beside the package: %v", err)
 			}
 		})
+	}
+}
+
+// TestImportDoesNotRender: an import whose package bind-fn refuses exits 1
+// and never says "lossless" (issue 25: it printed "import is lossless",
+// then exited 1).
+func TestImportDoesNotRender(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "named.conf")
+	files := map[string]string{
+		conf: "acl \"a\\\"; }; zone \\\"evil\" { any; };\nzone \"a.example\" { type primary; file \"a.db\"; notify explicit; allow-query { \"a\\\"; }; zone \\\"evil\"; }; };\n",
+		filepath.Join(dir, "a.db"): "$TTL 60\n@ SOA ns. h. 1 3600 600 1209600 300\n@ NS ns.\n",
+	}
+	for p, s := range files {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code, err := (&ImportCmd{Conf: conf, Out: filepath.Join(dir, "pkg"), Cluster: "bind", Namespace: "dns", Replicas: 2, Format: "text"}).Run(&stdout, &stderr)
+	if code != 1 || err == nil || strings.Contains(stderr.String(), "lossless") || !strings.Contains(stderr.String(), "the imported package does not render") {
+		t.Errorf("exit %d, error %v, report:\n%s\nwant exit 1, an error, and no \"lossless\"", code, err, stderr.String())
 	}
 }
 

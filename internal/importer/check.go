@@ -117,6 +117,10 @@ func (r *Result) compareZones(objs []render.Object) error {
 	if err != nil {
 		return err
 	}
+	serials, err := plan.ZoneSerials(pobjs)
+	if err != nil {
+		return err
+	}
 	for _, z := range r.Zones {
 		id := z.Name
 		if z.View != "" {
@@ -128,7 +132,10 @@ func (r *Result) compareZones(objs []render.Object) error {
 			r.Losses = append(r.Losses, Loss{Where: where, What: "zone " + z.Name, Why: "the render has no such zone"})
 			continue
 		}
-		want, _ := plan.ZoneDataOf(z.RRs)
+		want, serial := plan.ZoneDataOf(z.RRs)
+		if z.Kind == "zone" && serials[id] != serial {
+			r.Losses = append(r.Losses, Loss{Where: where, What: fmt.Sprintf("zone %s serial %d", z.Name, serial), Why: fmt.Sprintf("the rendered zone has serial %d: the server's secondaries transfer only a higher serial", serials[id])})
+		}
 		switch z.Kind {
 		case "catalog":
 			r.compareCatalog(z, want, got)
@@ -212,9 +219,13 @@ func clean(m map[string]any) {
 			delete(m, k)
 		case map[string]any:
 			clean(x)
-			if len(x) == 0 {
+			if len(x) == 0 && !presence[k] {
 				delete(m, k)
 			}
 		}
 	}
 }
+
+// presence are fields whose empty value says something: `nsec3: {}` is
+// NSEC3 with BIND's default (all-zero) parameters, its absence NSEC.
+var presence = map[string]bool{"nsec3": true}

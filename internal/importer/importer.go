@@ -36,6 +36,13 @@ type Options struct {
 	Read func(string) ([]byte, error)
 	// Exists says whether a file exists (for journals next to zone files).
 	Exists func(string) bool
+	// ReadZone reads zone files as BIND does (NamedZoneReader); without
+	// it miekg/dns reads them, and what it may read otherwise than BIND
+	// is a loss.
+	ReadZone ZoneReader
+	// Glob lists files (filepath.Glob): a signed zone's DNSSEC keys in
+	// its key-directory.
+	Glob func(pattern string) ([]string, error)
 }
 
 // Loss is a statement the import cannot carry, or carries differently.
@@ -91,6 +98,18 @@ type importer struct {
 	bindfn  bool
 	own     map[string]bool
 	viewKey map[string]string
+	// optRec and viewRec are the recursion settings of options and of
+	// each view (resolveRecursion).
+	optRec  *recursionSettings
+	viewRec map[string]*recursionSettings
+	// optNotify and viewNotify are the notify statements of options and
+	// of each view.
+	optNotify  namedconf.Located
+	viewNotify map[string]namedconf.Located
+	// keyDir is options' key-directory; dnssecSecret the Secret of the
+	// signed zones' keys (keys.go).
+	keyDir       string
+	dnssecSecret *corev1.Secret
 }
 
 // Import imports a parsed named.conf.
@@ -111,6 +130,8 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	im.zoneDir = opt.ZoneDir
 	im.bindfn = isBindFnRender(conf)
 	im.own, im.viewKey = map[string]bool{}, map[string]string{}
+	im.optRec, im.viewRec = &recursionSettings{}, map[string]*recursionSettings{}
+	im.viewNotify = map[string]namedconf.Located{}
 
 	var options *namedconf.Located
 	var views, zones []namedconf.Located
@@ -168,18 +189,7 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	}
 	// Recursion (BIND's default) makes a resolver; with views each view
 	// says (a view without its own recursion statement inherits options').
-	im.cluster.Spec.Mode = v1alpha1.ModeAuthoritative
-	if recursion && len(views) == 0 {
-		im.cluster.Spec.Mode = v1alpha1.ModeResolver
-	}
-	if recursion && len(views) > 0 {
-		for _, o := range im.res.Objects["views.yaml"] {
-			if v := o.(*v1alpha1.BindView); v.Spec.Recursion == nil {
-				r := true
-				v.Spec.Recursion = &r
-			}
-		}
-	}
+	im.resolveRecursion(recursion, views)
 
 	im.add("cluster.yaml", im.cluster)
 	var keyNames []string
