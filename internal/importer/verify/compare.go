@@ -1,0 +1,297 @@
+package verify
+
+import (
+	"fmt"
+	"net"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/plan"
+)
+
+// dnssecTypes are the records signing adds; DNSKEYs are compared apart.
+var dnssecTypes = map[uint16]bool{dns.TypeRRSIG: true, dns.TypeNSEC: true, dns.TypeNSEC3: true, dns.TypeNSEC3PARAM: true, dns.TypeDNSKEY: true, dns.TypeCDS: true, dns.TypeCDNSKEY: true, 65534: true}
+
+func (v *verifier) compare() {
+	for _, z := range v.opt.Result.Zones {
+		if z.Kind != "zone" {
+			continue
+		}
+		v.compareZone(z.View, z.Name, z.File, z.RRs)
+	}
+	v.compareNotifies()
+}
+
+// keyFor is the TSIG key a transfer of zone in view is signed with on
+// each side: the original's from the zone's allow-transfer (or the key
+// that selects the view), the rendered's the view's transfer key.
+func (v *verifier) keyFor(view, zone string) (orig, rend string) {
+	c := v.clientOf(view)
+	orig = c.key
+	for _, o := range v.opt.Result.Objects["zones.yaml"] {
+		z := o.(*v1alpha1.BindZone)
+		if z.Spec.ZoneName != zone || (view != "" && z.Spec.ViewRef != c.obj) {
+			continue
+		}
+		for _, e := range z.Spec.AllowTransfer {
+			if k, ok := strings.CutPrefix(e, "key "); ok {
+				orig = strings.Trim(k, `"`)
+				break
+			}
+		}
+	}
+	rend = v.cluster + "-xfr"
+	if view != "" {
+		rend = v.cluster + "-" + view + "-xfr"
+	}
+	if _, ok := v.keys[rend]; !ok {
+		for _, o := range v.opt.Result.Objects["catalog.yaml"] {
+			cz := o.(*v1alpha1.BindCatalogZone)
+			if cz.Spec.TransferKeyRef != "" && (view == "" || cz.Spec.ViewRef == c.obj) {
+				for _, s := range v.opt.Result.Secrets {
+					if s.Name == cz.Spec.TransferKeyRef+"-tsig" || s.Name == cz.Spec.TransferKeyRef {
+						rend = s.StringData["keyName"]
+					}
+				}
+			}
+		}
+	}
+	return orig, rend
+}
+
+func (v *verifier) compareZone(view, zone, file string, imported []dns.RR) {
+	id := zoneID(view, zone)
+	where := file + ":1"
+	ko, kr := v.keyFor(view, zone)
+	c := v.clientOf(view)
+	orig, oerr := v.axfr(origIP, c.src, zone, ko)
+	rend, rerr := v.axfr(rendIP, c.src, zone, kr)
+	if rerr != nil {
+		v.lose(where, "zone "+id, "the rendered primary refuses its transfer key's AXFR: "+rerr.Error())
+		return
+	}
+	v.sum.Zones++
+	if oerr != nil {
+		// The original does not transfer to this client: compare what it
+		// answers for every RRset the import read instead.
+		v.sum.Notes = append(v.sum.Notes, fmt.Sprintf("zone %s: the original refuses AXFR (%v); compared by a query for each RRset the import read", id, oerr))
+		orig = nil
+		seen := map[string]bool{}
+		for _, rr := range imported {
+			h := rr.Header()
+			k := dns.CanonicalName(h.Name) + "/" + dns.TypeToString[h.Rrtype]
+			if seen[k] || dnssecTypes[h.Rrtype] {
+				continue
+			}
+			seen[k] = true
+			if m, err := v.query(v.orig, view, h.Name, h.Rrtype, false); err == nil {
+				for _, a := range m.Answer {
+					if a.Header().Rrtype == h.Rrtype && dns.CanonicalName(a.Header().Name) == dns.CanonicalName(h.Name) {
+						orig = append(orig, a)
+					}
+				}
+			}
+		}
+		var sub []dns.RR
+		for _, rr := range rend {
+			if seen[dns.CanonicalName(rr.Header().Name)+"/"+dns.TypeToString[rr.Header().Rrtype]] {
+				sub = append(sub, rr)
+			}
+		}
+		rend = sub
+	}
+	signed := false
+	var ko2, kr2 []string
+	for _, rr := range orig {
+		if k, ok := rr.(*dns.DNSKEY); ok {
+			signed = true
+			ko2 = append(ko2, fmt.Sprintf("%d/%d/%d", k.Flags, k.Algorithm, k.KeyTag()))
+		}
+	}
+	for _, rr := range rend {
+		if k, ok := rr.(*dns.DNSKEY); ok {
+			kr2 = append(kr2, fmt.Sprintf("%d/%d/%d", k.Flags, k.Algorithm, k.KeyTag()))
+		}
+	}
+	sort.Strings(ko2)
+	sort.Strings(kr2)
+	if strings.Join(ko2, " ") != strings.Join(kr2, " ") && oerr == nil {
+		v.lose(where, "zone "+id+" DNSKEY", fmt.Sprintf("the original is signed with keys [%s], the rendered with [%s]: the parent's DS matches only the original's", strings.Join(ko2, " "), strings.Join(kr2, " ")))
+	}
+	want, _ := plan.ZoneDataOf(without(orig))
+	got, _ := plan.ZoneDataOf(without(rend))
+	keys := map[string]bool{}
+	for k := range want {
+		keys[k] = true
+	}
+	for k := range got {
+		keys[k] = true
+	}
+	var names []string
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		w, wok := want[k]
+		g, gok := got[k]
+		switch {
+		case !gok:
+			v.lose(where, id+" "+k, fmt.Sprintf("BIND serves it from the original (TTL %d %s), not from the rendered package", w.TTL, strings.Join(w.Values, " | ")))
+		case !wok:
+			v.lose(where, id+" "+k, fmt.Sprintf("the rendered package serves it (TTL %d %s), the original does not", g.TTL, strings.Join(g.Values, " | ")))
+		case !cmp.Equal(w, g):
+			v.lose(where, id+" "+k, fmt.Sprintf("the original serves TTL %d %s, the rendered TTL %d %s", w.TTL, strings.Join(w.Values, " | "), g.TTL, strings.Join(g.Values, " | ")))
+		}
+	}
+	if oerr == nil {
+		v.serialCheck(where, id, orig, rend, signed)
+	}
+	v.sampleQueries(view, zone, where, want)
+}
+
+func without(rrs []dns.RR) []dns.RR {
+	var out []dns.RR
+	for _, rr := range rrs {
+		if !dnssecTypes[rr.Header().Rrtype] {
+			out = append(out, rr)
+		}
+	}
+	return out
+}
+
+// sampleQueries asks both servers, from the view's client, for the apex
+// SOA and NS and a few of the zone's RRsets, once without and once with
+// recursion desired: the answers, AA and RA (whether this client may
+// recurse) must match.
+func (v *verifier) sampleQueries(view, zone, where string, data plan.ZoneData) {
+	type q struct {
+		name string
+		typ  uint16
+	}
+	qs := []q{{zone, dns.TypeSOA}, {zone, dns.TypeNS}, {"bind-fn-verify-absent." + zone, dns.TypeA}}
+	var keys []string
+	for k := range data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		if i%max(1, len(keys)/5) != 0 {
+			continue
+		}
+		name, typ, _ := strings.Cut(k, " ")
+		if t, ok := dns.StringToType[typ]; ok {
+			qs = append(qs, q{name, t})
+		}
+	}
+	for _, x := range qs {
+		for _, rd := range []bool{false, true} {
+			a, errA := v.query(v.orig, view, x.name, x.typ, rd)
+			b, errB := v.query(v.rend, view, x.name, x.typ, rd)
+			v.sum.Queries++
+			ta, tb := answerText(a, errA), answerText(b, errB)
+			if ta != tb {
+				v.lose(where, fmt.Sprintf("query %s %s (rd=%v) in view %q", x.name, dns.TypeToString[x.typ], rd, view), fmt.Sprintf("the original answers %s; the rendered %s", ta, tb))
+			}
+		}
+	}
+}
+
+func answerText(m *dns.Msg, err error) string {
+	if err != nil {
+		return "no answer (" + err.Error() + ")"
+	}
+	var rrs []string
+	for _, rr := range m.Answer {
+		if dnssecTypes[rr.Header().Rrtype] {
+			continue
+		}
+		if soa, ok := rr.(*dns.SOA); ok { // serials are compared apart
+			c := *soa
+			c.Serial = 0
+			rr = &c
+		}
+		rrs = append(rrs, strings.Join(strings.Fields(rr.String()), " "))
+	}
+	sort.Strings(rrs)
+	return fmt.Sprintf("%s aa=%v ra=%v [%s]", dns.RcodeToString[m.Rcode], m.Authoritative, m.RecursionAvailable, strings.Join(rrs, "; "))
+}
+
+// query sends one query to a server from the view's client (signed with
+// its key when the view is reached by key).
+func (v *verifier) query(s *server, view, name string, qtype uint16, rd bool) (*dns.Msg, error) {
+	c := v.clientOf(view)
+	m := new(dns.Msg)
+	m.SetQuestion(dns.Fqdn(name), qtype)
+	m.RecursionDesired = rd
+	cl := &dns.Client{Net: "tcp", Timeout: 3 * time.Second}
+	if c.src != "" {
+		cl.Dialer = &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(c.src)}, Timeout: 3 * time.Second}
+	}
+	if c.src == "" && c.key != "" {
+		k, ok := v.keys[c.key]
+		if !ok {
+			return nil, fmt.Errorf("no secret for key %q", c.key)
+		}
+		cl.TsigSecret = map[string]string{dns.Fqdn(k.Name): k.Secret}
+		m.SetTsig(dns.Fqdn(k.Name), alg(k.Algorithm), 300, time.Now().Unix())
+	}
+	r, _, err := cl.Exchange(m, net.JoinHostPort(s.ip, "53"))
+	return r, err
+}
+
+func alg(a string) string {
+	if a == "" {
+		return dns.HmacSHA256
+	}
+	return dns.Fqdn(strings.ToLower(a))
+}
+
+// axfr transfers zone from server, from src, signed with key (none: "").
+func (v *verifier) axfr(server, src, zone, key string) ([]dns.RR, error) {
+	d := net.Dialer{Timeout: 3 * time.Second}
+	if src != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(src)}
+	}
+	conn, err := d.Dial("tcp", net.JoinHostPort(server, "53"))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	tr := &dns.Transfer{Conn: &dns.Conn{Conn: conn}, ReadTimeout: 10 * time.Second}
+	m := new(dns.Msg)
+	m.SetAxfr(dns.Fqdn(zone))
+	if key != "" {
+		k, ok := v.keys[key]
+		if !ok {
+			return nil, fmt.Errorf("no secret for key %q", key)
+		}
+		tr.TsigSecret = map[string]string{dns.Fqdn(k.Name): k.Secret}
+		m.SetTsig(dns.Fqdn(k.Name), alg(k.Algorithm), 300, time.Now().Unix())
+	}
+	env, err := tr.In(m, server)
+	if err != nil {
+		return nil, err
+	}
+	var rrs []dns.RR
+	for e := range env {
+		if e.Error != nil {
+			return nil, e.Error
+		}
+		rrs = append(rrs, e.RR...)
+	}
+	if len(rrs) == 0 {
+		return nil, fmt.Errorf("empty transfer")
+	}
+	if len(rrs) > 1 {
+		if _, ok := rrs[len(rrs)-1].(*dns.SOA); ok {
+			rrs = rrs[:len(rrs)-1]
+		}
+	}
+	return rrs, nil
+}

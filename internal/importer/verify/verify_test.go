@@ -1,0 +1,140 @@
+package verify_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"git.unkin.net/unkin/bind-fn/internal/agent"
+	"git.unkin.net/unkin/bind-fn/internal/importer"
+	"git.unkin.net/unkin/bind-fn/internal/importer/verify"
+	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+)
+
+// envAgent makes the test binary the pod's agent (the verify's pod runs
+// it in place of bind-fn-agent).
+const envAgent = "BINDFN_VERIFY_TEST_AGENT"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envAgent) == "1" {
+		os.Exit(agent.Main(context.Background(), os.Args[1:], os.Getenv, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// corpus are the configurations verified by real named: the importer's
+// test cases and the import corpus (testdata/corpus), and the Debian
+// default of this host (/etc/bind, BIND's package).
+func corpus(t *testing.T) map[string]string {
+	root := bindtools.RepoRoot(t)
+	out := map[string]string{}
+	for _, glob := range []string{"internal/importer/testdata/*/named.conf", "internal/importer/testdata/corpus/*/named.conf"} {
+		confs, _ := filepath.Glob(filepath.Join(root, glob))
+		for _, c := range confs {
+			name := filepath.Base(filepath.Dir(c))
+			if name == "lossy" || name == "debian" {
+				continue // lossy: refused by named on purpose; debian: the host's own, below
+			}
+			out[name] = c
+		}
+	}
+	out["debian-host"] = "/etc/bind/named.conf"
+	return out
+}
+
+// TestVerifyCorpus imports every corpus configuration as `bind-fn import`
+// does and verifies it with real named (original and rendered side by
+// side): every difference BIND shows must be one the import reported, in
+// the same zone file or at a statement the import listed.
+func TestVerifyCorpus(t *testing.T) {
+	bindtools.RequireRoot(t)
+	bindtools.RequireBIND(t)
+	if !verify.Inside() {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := append([]string{self}, os.Args[1:]...)
+		code, err := verify.Enter(args, os.Stdout, os.Stderr)
+		if err != nil || code != 0 {
+			t.Fatalf("the verify namespaces: exit %d, %v (the output is above)", code, err)
+		}
+		return
+	}
+	named := bindtools.BINDPath(t, "named")
+	self, _ := os.Executable()
+	for name, conf := range corpus(t) {
+		t.Run(name, func(t *testing.T) {
+			if _, err := os.Stat(conf); err != nil {
+				t.Fatalf("%s: %v (Debian's bind9 package installs /etc/bind)", conf, err)
+			}
+			dir := filepath.Dir(conf)
+			stmts, err := namedconf.ReadConf(conf, dir, os.ReadFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			zoneDir := importer.ZoneDir(stmts, dir)
+			res, err := importer.Import(stmts, importer.Options{Cluster: "imp", ZoneDir: zoneDir, Read: os.ReadFile,
+				Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }, Glob: filepath.Glob,
+				ReadZone: importer.NamedZoneReader(bindtools.BINDPath(t, "named-checkzone"))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, err := res.Check(&testutil.DetRand{})
+			if err != nil || rs.HasErrors() {
+				t.Fatalf("the import does not render: %v %v", err, rs)
+			}
+			losses, sum, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named,
+				Agent: []string{self}, AgentEnv: []string{envAgent + "=1"}, Work: t.TempDir(), Timeout: 2 * time.Minute, Log: testWriter{t}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range res.Losses {
+				t.Logf("import reported: %s", l)
+			}
+			for _, n := range sum.Notes {
+				t.Logf("note: %s", n)
+			}
+			unexplained := 0
+			for _, l := range losses {
+				if explained(l, res.Losses) {
+					t.Logf("BIND shows (reported by the import): %s", l)
+					continue
+				}
+				unexplained++
+				t.Errorf("BIND shows a difference the import did not report: %s", l)
+			}
+			t.Logf("%s: %d zones compared by AXFR, %d queries, %d NOTIFYs caught; %d differences, %d unexplained; the import reported %d losses", name, sum.Zones, sum.Queries, sum.Notifies, len(losses), unexplained, len(res.Losses))
+		})
+	}
+}
+
+// explained says whether the import reported a loss for the zone file or
+// the zone a verify difference is in.
+func explained(l importer.Loss, reported []importer.Loss) bool {
+	file := strings.TrimSuffix(l.Where, ":1")
+	// The zone the difference is in: "zone <view/>name ..." or "<view/>name ...".
+	zone := strings.Fields(strings.TrimPrefix(strings.TrimPrefix(l.What, "NOTIFY targets of "), "zone "))[0]
+	if _, z, ok := strings.Cut(zone, "/"); ok {
+		zone = z
+	}
+	zone = strings.TrimSuffix(zone, ".")
+	for _, r := range reported {
+		if strings.HasPrefix(r.Where, file+":") || strings.Contains(r.What, `"`+zone+`"`) || strings.Contains(r.Why, "zone "+zone+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
