@@ -182,7 +182,7 @@ func TestImportDoesNotRender(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "named.conf")
 	files := map[string]string{
-		conf: "acl \"a\\\"; }; zone \\\"evil\" { any; };\nzone \"a.example\" { type primary; file \"a.db\"; notify explicit; allow-query { \"a\\\"; }; zone \\\"evil\"; }; };\n",
+		conf:                       "acl \"a\\\"; }; zone \\\"evil\" { any; };\nzone \"a.example\" { type primary; file \"a.db\"; notify explicit; allow-query { \"a\\\"; }; zone \\\"evil\"; }; };\n",
 		filepath.Join(dir, "a.db"): "$TTL 60\n@ SOA ns. h. 1 3600 600 1209600 300\n@ NS ns.\n",
 	}
 	for p, s := range files {

@@ -67,8 +67,8 @@ func TestBadInput(t *testing.T) {
 			wantLos: "/c/named.conf:1: zone \"b.example\"", wantWhy: "a secondary zone that sends NOTIFY to its NS set",
 		},
 		"CatalogMemberProperty": {
-			reason:  "A catalog member's properties (RFC 9432 group) are not written by bind-fn's catalog: a loss naming the record (issue 25).",
-			files:   map[string]string{"/c/named.conf": "zone \"cat.invalid\" { type primary; file \"cat.db\"; };\nzone \"a.example\" { type primary; file \"a.db\"; notify explicit; };\n", "/c/a.db": soa,
+			reason: "A catalog member's properties (RFC 9432 group) are not written by bind-fn's catalog: a loss naming the record (issue 25).",
+			files: map[string]string{"/c/named.conf": "zone \"cat.invalid\" { type primary; file \"cat.db\"; };\nzone \"a.example\" { type primary; file \"a.db\"; notify explicit; };\n", "/c/a.db": soa,
 				"/c/cat.db": "$TTL 60\n@ SOA invalid. h. 1 3600 600 1209600 300\n@ NS invalid.\nversion TXT \"2\"\nm1.zones PTR a.example.\ngroup.m1.zones TXT \"blue\"\n"},
 			wantLos: "/c/cat.db:1: group.m1.zones.cat.invalid.\t60\tIN\tTXT\t\"blue\": a catalog member property",
 		},

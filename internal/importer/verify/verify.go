@@ -160,7 +160,9 @@ func (v *verifier) lose(where, what, why string) {
 	v.losses = append(v.losses, importer.Loss{Where: where, What: what, Why: why})
 }
 
-func (v *verifier) logf(format string, args ...any) { fmt.Fprintf(v.opt.Log, "verify: "+format+"\n", args...) }
+func (v *verifier) logf(format string, args ...any) {
+	fmt.Fprintf(v.opt.Log, "verify: "+format+"\n", args...)
+}
 
 func (v *verifier) start() error {
 	res := v.opt.Result
