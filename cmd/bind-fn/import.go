@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"git.unkin.net/unkin/bind-fn/internal/importer"
+	"git.unkin.net/unkin/bind-fn/internal/importer/verify"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 )
 
@@ -35,6 +37,7 @@ type ImportCmd struct {
 	Zone      []string `help:"Zone to transfer with --axfr (repeatable); view/zone to replace a zone of one view."`
 	Key       string   `help:"TSIG key for --axfr: [algorithm:]name:secret (as dig -y)."`
 	Format    string   `enum:"text,json" default:"text" help:"Report format on stderr."`
+	Verify    bool     `help:"Check the import with real BIND (needs root, named and unshare): serve the original configuration (scratch overlays keep its files unchanged) and the rendered package (the agent and named, as a pod runs them) side by side in private network namespaces, and compare every zone by AXFR, serials and DNSKEYs, sample queries from an address each view matches, and the NOTIFYs both send. Every difference is listed as not carried."`
 }
 
 // Run imports. Exit code: 0 lossless, 2 something could not be carried
@@ -45,6 +48,15 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 	}
 	if c.AXFR != "" && len(c.Zone) == 0 {
 		return 1, fmt.Errorf("--axfr needs at least one --zone")
+	}
+	if c.Verify && !verify.Inside() {
+		// The whole import runs again inside private namespaces (it is
+		// deterministic), where the verify may add addresses and mounts.
+		self, err := os.Executable()
+		if err != nil {
+			return 1, err
+		}
+		return verify.Enter(append([]string{self}, os.Args[1:]...), out, errw)
 	}
 	if c.Secrets != "" {
 		if rel, err := filepath.Rel(c.Out, c.Secrets); err == nil && !strings.HasPrefix(rel, "..") {
@@ -98,6 +110,11 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 	if err := c.write(res); err != nil {
 		return 1, err
 	}
+	if c.Verify && !rs.HasErrors() {
+		if err := c.verify(res, conf, opt.ZoneDir, errw); err != nil {
+			return 1, err
+		}
+	}
 	if err := report(errw, res, c.Format, !rs.HasErrors()); err != nil {
 		return 1, err
 	}
@@ -112,6 +129,48 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 	}
 	return exitLossless, nil
 }
+
+// verify runs the import's package and the original under real BIND
+// (internal/importer/verify); every difference becomes a loss.
+func (c *ImportCmd) verify(res *importer.Result, conf []namedconf.Located, zoneDir string, errw io.Writer) error {
+	if c.Conf == "" {
+		return fmt.Errorf("--verify needs the named.conf of the server (it serves it to compare)")
+	}
+	named, err := exec.LookPath("named")
+	if err != nil {
+		if named, err = exec.LookPath("/usr/sbin/named"); err != nil {
+			return fmt.Errorf("--verify needs BIND's named: %w", err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(c.Conf)
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "bind-fn-verify-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	losses, sum, err := verify.Run(verify.Options{Conf: abs, ZoneDir: zoneDir, Result: res, Named: named,
+		Agent: []string{self, AgentWord}, Work: work, Log: errw})
+	if err != nil {
+		return fmt.Errorf("cannot verify with BIND: %w", err)
+	}
+	for _, n := range sum.Notes {
+		fmt.Fprintf(errw, "verify note  %s\n", n)
+	}
+	fmt.Fprintf(errw, "verified by BIND: %d zones by AXFR, %d queries, %d NOTIFYs; %d difference(s)\n", sum.Zones, sum.Queries, sum.Notifies, len(losses))
+	res.Losses = append(res.Losses, losses...)
+	return nil
+}
+
+// AgentWord, as bind-fn's first argument, runs the agent (the verify's
+// pod runs bind-fn in place of bind-fn-agent).
+const AgentWord = "verify-agent"
 
 // importFiles are every file name an import writes objects to.
 var importFiles = []string{"acls.yaml", "catalog.yaml", "cluster.yaml", "dnssec.yaml", "keys.yaml", "policies.yaml", "views.yaml", "zones.yaml"}
