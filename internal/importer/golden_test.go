@@ -24,12 +24,14 @@ var update = flag.Bool("update", false, "rewrite the golden packages under testd
 // the report (what is not carried, with file:line) with golden/.
 func TestGoldenImports(t *testing.T) {
 	confs, err := filepath.Glob(filepath.Join("testdata", "*", "named.conf"))
-	if err != nil || len(confs) == 0 {
-		t.Fatalf("no cases: %v", err)
+	corpus, cerr := filepath.Glob(filepath.Join("testdata", "corpus", "*", "named.conf"))
+	if err != nil || cerr != nil || len(confs) == 0 || len(corpus) == 0 {
+		t.Fatalf("no cases: %v %v", err, cerr)
 	}
-	for _, conf := range confs {
+	for _, conf := range append(confs, corpus...) {
 		dir := filepath.Dir(conf)
-		t.Run(filepath.Base(dir), func(t *testing.T) {
+		name := strings.TrimPrefix(filepath.ToSlash(dir), "testdata/")
+		t.Run(name, func(t *testing.T) {
 			got := importFiles(t, conf)
 			golden := filepath.Join(dir, "golden")
 			if *update {

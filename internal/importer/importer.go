@@ -71,6 +71,9 @@ type Result struct {
 	Zones []Zone
 	// ExtraWhere is where each BindCluster extraOptions entry came from.
 	ExtraWhere []string
+	// ZoneWhere is where each BindZone came from (its zone statement), by
+	// object name.
+	ZoneWhere map[string]string
 }
 
 type importer struct {
@@ -123,7 +126,7 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	if opt.Replicas == 0 {
 		opt.Replicas = 2
 	}
-	im := &importer{opt: opt, res: &Result{Objects: map[string][]any{}}, keys: map[string]*v1alpha1.BindTSIGKey{}, keyObj: map[string]string{},
+	im := &importer{opt: opt, res: &Result{Objects: map[string][]any{}, ZoneWhere: map[string]string{}}, keys: map[string]*v1alpha1.BindTSIGKey{}, keyObj: map[string]string{},
 		acls: map[string]bool{}, lists: map[string][]string{}, policies: map[string]string{}, names: map[string]bool{}, rpz: map[string][]string{},
 		catalogs: map[string]map[string]bool{}, zoneObj: map[string]*v1alpha1.BindZone{}}
 	im.cluster = &v1alpha1.BindCluster{TypeMeta: tm(v1alpha1.KindBindCluster), ObjectMeta: im.meta(opt.Cluster), Spec: v1alpha1.BindClusterSpec{Replicas: opt.Replicas}}

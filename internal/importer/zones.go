@@ -221,6 +221,7 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 		im.lose(opts["file"], fmt.Sprintf("the %d existing RRsets of dynamic zone %s become BindZone spec.records, which the agent converges: later UPDATEs (DHCP, applications) to these names are reverted; bind-fn has no field for zone data it does not own", len(z.Spec.Records), name))
 	}
 	im.add("zones.yaml", z)
+	im.res.ZoneWhere[z.Name] = s.Where()
 	im.zoneObj[zoneKey(view, name)] = z
 	return z.Spec.Type == v1alpha1.ZonePrimary
 }
