@@ -64,8 +64,8 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 		}
 	}
 	opt := importer.Options{Cluster: c.Cluster, Namespace: c.Namespace, Replicas: c.Replicas, ZoneDir: c.ZoneDir,
-		Read: os.ReadFile, Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }, Glob: filepath.Glob,
-		ReadZone: importer.LookNamedZoneReader()}
+		Read: os.ReadFile, Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }, Glob: filepath.Glob}
+	opt.ReadZone, opt.SignedSerial = importer.LookNamedZoneReader()
 	var conf []namedconf.Located
 	if c.Conf != "" {
 		base := c.ZoneDir

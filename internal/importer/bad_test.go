@@ -87,6 +87,11 @@ func TestBadInput(t *testing.T) {
 			files:   map[string]string{"/c/named.conf": "dnssec-policy p { keys { csk lifetime unlimited algorithm 13; }; };\nzone \"a.example\" {\n\ttype primary;\n\tfile \"a.db\";\n\tnotify explicit;\n\tdnssec-policy p;\n};\n", "/c/a.db": soa},
 			wantLos: "/c/named.conf:6: dnssec-policy p;: the DNSSEC keys of zone a.example are not read",
 		},
+		"SignedSerialUnread": {
+			reason:  "A signed zone serves its signed version's serial, above the file's; when it cannot be read the render may start below the secondaries' serial: a loss (issue 25).",
+			files:   map[string]string{"/c/named.conf": "dnssec-policy p { keys { csk lifetime unlimited algorithm 13; }; };\nzone \"a.example\" {\n\ttype primary;\n\tfile \"a.db\";\n\tnotify explicit;\n\tdnssec-policy p;\n};\n", "/c/a.db": soa},
+			wantLos: "/c/named.conf:4: file \"a.db\";: the signed serial of zone a.example is not read",
+		},
 		"GenerateWithoutBIND": {
 			reason:  "Without BIND's reader, a $GENERATE line (miekg/dns gives it TTL 3600 where BIND gives $TTL) is a loss at its line.",
 			files:   map[string]string{"/c/named.conf": "zone \"a.example\" { type primary; file \"a.db\"; notify explicit; };\n", "/c/a.db": soa + "$GENERATE 1-2 h$ A 192.0.2.$\n"},

@@ -102,7 +102,9 @@ func importFiles(t *testing.T, conf string) map[string]string {
 		}
 		return l, err
 	}
-	res, err := importer.Import(stmts, importer.Options{ZoneDir: importer.ZoneDir(stmts, dir), Read: read, Exists: exists, ReadZone: readZone, Glob: glob})
+	signed := importer.NamedSignedSerial(bindtools.BINDPath(t, "named-checkzone"))
+	signedSerial := func(origin, file string) (uint32, error) { return signed(origin, local(file)) }
+	res, err := importer.Import(stmts, importer.Options{ZoneDir: importer.ZoneDir(stmts, dir), Read: read, Exists: exists, ReadZone: readZone, Glob: glob, SignedSerial: signedSerial})
 	if err != nil {
 		t.Fatal(err)
 	}

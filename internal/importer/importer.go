@@ -40,6 +40,9 @@ type Options struct {
 	// it miekg/dns reads them, and what it may read otherwise than BIND
 	// is a loss.
 	ReadZone ZoneReader
+	// SignedSerial reads a signed zone's served serial from its .signed
+	// version (NamedSignedSerial).
+	SignedSerial SignedSerial
 	// Glob lists files (filepath.Glob): a signed zone's DNSSEC keys in
 	// its key-directory.
 	Glob func(pattern string) ([]string, error)

@@ -95,6 +95,31 @@ func (im *importer) signedKeys(s namedconf.Located, zone string, opts map[string
 	im.replaced(where, fmt.Sprintf("zone %s's %d DNSSEC key(s) are carried (spec.dnssec.publicKeys; the key files in Secret %s, beside the package)", zone, len(keys), layout.DNSSECSecretName(im.opt.Cluster)))
 }
 
+// signedSerial carries the serial a signed zone serves. BIND raises the
+// signed version's serial above the file's at each re-sign, and the
+// secondaries hold that one: the render must start at it (its own signed
+// serial then only rises), or they never transfer again. It is read from
+// <file>.signed with its journal; when that cannot be read, a loss.
+func (im *importer) signedSerial(z *v1alpha1.BindZone, f namedconf.Located) {
+	if f.Name() == "" || z.Spec.SOA == nil || z.Spec.SOA.Serial == nil {
+		return
+	}
+	signed := im.zonePath(f.Arg(1)) + ".signed"
+	if im.opt.SignedSerial == nil || im.opt.Exists == nil || !im.opt.Exists(signed) {
+		im.lose(f, fmt.Sprintf("the signed serial of zone %s is not read (no %s, or no named-checkzone): the render starts at the file's serial %d, which may be below the one its secondaries hold; set spec.soa.serial to the served serial", z.Spec.ZoneName, signed, *z.Spec.SOA.Serial))
+		return
+	}
+	n, err := im.opt.SignedSerial(z.Spec.ZoneName, signed)
+	if err != nil {
+		im.lose(f, fmt.Sprintf("cannot read the signed serial of zone %s from %s: %v; set spec.soa.serial to the served serial", z.Spec.ZoneName, signed, err))
+		return
+	}
+	if int32(n-*z.Spec.SOA.Serial) > 0 {
+		im.replaced(f, fmt.Sprintf("zone %s: the serial is the signed version's (%d, from %s), above the file's (%d)", z.Spec.ZoneName, n, signed, *z.Spec.SOA.Serial))
+		z.Spec.SOA.Serial = &n
+	}
+}
+
 func errText(err error, def string) string {
 	if err != nil {
 		return err.Error()

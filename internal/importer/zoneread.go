@@ -72,15 +72,41 @@ func parseDump(origin, file string, out []byte) ([]dns.RR, error) {
 	return rrs, zp.Err()
 }
 
-// LookNamedZoneReader is NamedZoneReader with named-checkzone from PATH
-// (or /usr/sbin, /usr/bin), nil when BIND's tools are not installed.
-func LookNamedZoneReader() ZoneReader {
+// SignedSerial reads the serial a signed zone serves: its signed version
+// (BIND's <file>.signed, raw format, with its journal), which BIND raises
+// above the file's serial each time it re-signs.
+type SignedSerial func(origin, signedFile string) (uint32, error)
+
+// NamedSignedSerial reads it with named-checkzone -f raw -j at path.
+func NamedSignedSerial(path string) SignedSerial {
+	return func(origin, signedFile string) (uint32, error) {
+		var out, errb bytes.Buffer
+		cmd := exec.Command(path, "-f", "raw", "-j", "-D", "-o", "-", "-i", "none", dns.Fqdn(origin), signedFile)
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			return 0, fmt.Errorf("%s: %s", filepath.Base(path), strings.Join(strings.Fields(errb.String()), " "))
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if rr, err := dns.NewRR(line); err == nil && rr != nil {
+				if soa, ok := rr.(*dns.SOA); ok {
+					return soa.Serial, nil
+				}
+			}
+		}
+		return 0, fmt.Errorf("no SOA in %s", signedFile)
+	}
+}
+
+// LookNamedZoneReader is NamedZoneReader and NamedSignedSerial with
+// named-checkzone from PATH (or /usr/sbin, /usr/bin), nil when BIND's
+// tools are not installed.
+func LookNamedZoneReader() (ZoneReader, SignedSerial) {
 	for _, p := range []string{"named-checkzone", "/usr/sbin/named-checkzone", "/usr/bin/named-checkzone"} {
 		if path, err := exec.LookPath(p); err == nil {
-			return NamedZoneReader(path)
+			return NamedZoneReader(path), NamedSignedSerial(path)
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // noTTL marks a record miekg/dns gave no TTL: a value no real file holds

@@ -205,6 +205,7 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			z.Spec.DNSSECPolicyRef = p
 			if z.Spec.Type == v1alpha1.ZonePrimary && !im.bindfn {
 				im.signedKeys(b, name, opts)
+				im.signedSerial(z, opts["file"])
 			}
 		default:
 			if why, ok := zoneOwned[o]; ok {

@@ -150,9 +150,21 @@ func (v *verifier) compareZone(view, zone, file string, imported []dns.RR) {
 		}
 	}
 	if oerr == nil {
-		v.serialCheck(where, id, orig, rend, signed)
+		v.serialCheck(where, id, orig, rend, signed, v.pinned(view, zone))
 	}
 	v.sampleQueries(view, zone, where, want)
+}
+
+// pinned is the serial the import carried for a zone (0: none).
+func (v *verifier) pinned(view, zone string) uint32 {
+	c := v.clientOf(view)
+	for _, o := range v.opt.Result.Objects["zones.yaml"] {
+		z := o.(*v1alpha1.BindZone)
+		if z.Spec.ZoneName == zone && (view == "" || z.Spec.ViewRef == c.obj) && z.Spec.SOA != nil && z.Spec.SOA.Serial != nil {
+			return *z.Spec.SOA.Serial
+		}
+	}
+	return 0
 }
 
 func without(rrs []dns.RR) []dns.RR {

@@ -549,12 +549,20 @@ func (v *verifier) stop() {
 
 // serials compares: the rendered serial must not be below the original's
 // (the server's secondaries transfer only a higher one).
-// A signed zone's serial is BIND's to raise when it re-signs: there the
-// rendered one must only not be lower.
-func (v *verifier) serialCheck(where, id string, orig, rend []dns.RR, signed bool) {
+// A signed zone's serial is BIND's to raise each time it re-signs, on
+// both sides as they start: there the rendered one must not be below the
+// serial the original served when it was imported (the one its
+// secondaries hold), which the import carried.
+func (v *verifier) serialCheck(where, id string, orig, rend []dns.RR, signed bool, pinned uint32) {
 	_, so := plan.ZoneDataOf(orig)
 	_, sr := plan.ZoneDataOf(rend)
-	if sr != so && !(signed && int32(sr-so) > 0) {
+	if signed && pinned != 0 {
+		if int32(sr-pinned) < 0 {
+			v.lose(where, "zone "+id+" serial", fmt.Sprintf("the rendered signed zone serves serial %d, below %d, the one the original served at import: its secondaries never transfer again", sr, pinned))
+		}
+		return
+	}
+	if sr != so {
 		why := fmt.Sprintf("the original serves serial %d, the rendered %d", so, sr)
 		if int32(sr-so) < 0 {
 			why += ": below the original, so its secondaries never transfer again"

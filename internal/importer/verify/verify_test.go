@@ -81,7 +81,7 @@ func TestVerifyCorpus(t *testing.T) {
 			zoneDir := importer.ZoneDir(stmts, dir)
 			res, err := importer.Import(stmts, importer.Options{Cluster: "imp", ZoneDir: zoneDir, Read: os.ReadFile,
 				Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }, Glob: filepath.Glob,
-				ReadZone: importer.NamedZoneReader(bindtools.BINDPath(t, "named-checkzone"))})
+				ReadZone: importer.NamedZoneReader(bindtools.BINDPath(t, "named-checkzone")), SignedSerial: importer.NamedSignedSerial(bindtools.BINDPath(t, "named-checkzone"))})
 			if err != nil {
 				t.Fatal(err)
 			}
