@@ -15,13 +15,16 @@ type client struct {
 	obj  string // the BindView object
 	src  string
 	key  string // key name, when no address reaches the view
+	// all are every candidate address the view takes (recursion probes:
+	// some may be allowed to recurse, some not).
+	all []string
 }
 
 // clients finds, for every view in match order, an address BIND would
 // place in it (first match wins across views, within a list the first
 // matching element, "!" negates, ACL names nest), trying the first host of
 // every network the configuration names and one address nothing names.
-func clients(views []*v1alpha1.BindView, acls []*v1alpha1.BindACL) []client {
+func clients(views []*v1alpha1.BindView, acls []*v1alpha1.BindACL, lists ...[]string) []client {
 	aclOf := map[string][]string{}
 	for _, a := range acls {
 		n := a.Spec.ACLName
@@ -31,7 +34,8 @@ func clients(views []*v1alpha1.BindView, acls []*v1alpha1.BindACL) []client {
 		aclOf[n] = a.Spec.Addresses
 	}
 	if len(views) == 0 {
-		return []client{{src: "198.51.100.199"}}
+		// One implicit view that matches every client.
+		views = []*v1alpha1.BindView{{Spec: v1alpha1.BindViewSpec{MatchClients: []string{"any"}}}}
 	}
 	sort.SliceStable(views, func(i, j int) bool {
 		if views[i].Spec.Order != views[j].Spec.Order {
@@ -62,6 +66,12 @@ func clients(views []*v1alpha1.BindView, acls []*v1alpha1.BindACL) []client {
 	for _, v := range views {
 		collect(v.Spec.MatchClients, 0)
 	}
+	for _, l := range lists { // allow-recursion, allow-query: clients inside and outside
+		collect(l, 0)
+	}
+	for _, a := range acls {
+		collect(a.Spec.Addresses, 0)
+	}
 	var addrs []string
 	for a := range cands {
 		addrs = append(addrs, a)
@@ -88,6 +98,9 @@ func clients(views []*v1alpha1.BindView, acls []*v1alpha1.BindACL) []client {
 			if m, allow := match(ip, mc, aclOf, 0); m {
 				if allow && out[i].src == "" {
 					out[i].src = a
+				}
+				if allow && len(out[i].all) < 4 {
+					out[i].all = append(out[i].all, a)
 				}
 				break // the first view that matches takes the query
 			}

@@ -24,7 +24,41 @@ func (v *verifier) compare() {
 		}
 		v.compareZone(z.View, z.Name, z.File, z.RRs)
 	}
+	v.recursionProbes()
 	v.compareNotifies()
+}
+
+// recursionProbes ask both servers, from every client address of every
+// view, for a name in no zone with recursion desired: REFUSED where the
+// client may not recurse (or query), an answer or a timeout (the
+// forwarders are out of reach here) where it may. Who may recurse must
+// be the same.
+func (v *verifier) recursionProbes() {
+	for _, c := range v.clients {
+		for _, src := range c.all {
+			a, errA := v.queryFrom(v.orig, src, "bind-fn-verify.invalid", dns.TypeA, true)
+			b, errB := v.queryFrom(v.rend, src, "bind-fn-verify.invalid", dns.TypeA, true)
+			v.sum.Queries++
+			if ra, rb := refused(a, errA), refused(b, errB); ra != rb {
+				v.lose("view "+c.view, fmt.Sprintf("recursion from %s (view %q)", src, c.view), fmt.Sprintf("the original answers %s; the rendered %s", answerText(a, errA), answerText(b, errB)))
+			}
+		}
+	}
+}
+
+// refused says whether a recursive query was refused (rather than
+// answered or left to time out at unreachable forwarders).
+func refused(m *dns.Msg, err error) bool {
+	return err == nil && m.Rcode == dns.RcodeRefused
+}
+
+func (v *verifier) queryFrom(s *server, src, name string, qtype uint16, rd bool) (*dns.Msg, error) {
+	m := new(dns.Msg)
+	m.SetQuestion(dns.Fqdn(name), qtype)
+	m.RecursionDesired = rd
+	cl := &dns.Client{Net: "tcp", Timeout: 3 * time.Second, Dialer: &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 3 * time.Second}}
+	r, _, err := cl.Exchange(m, net.JoinHostPort(s.ip, "53"))
+	return r, err
 }
 
 // keyFor is the TSIG key a transfer of zone in view is signed with on

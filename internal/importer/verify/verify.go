@@ -174,13 +174,14 @@ func (v *verifier) start() error {
 	for _, o := range res.Objects["acls.yaml"] {
 		acls = append(acls, o.(*v1alpha1.BindACL))
 	}
-	v.clients = clients(views, acls)
+	c := res.Objects["cluster.yaml"][0].(*v1alpha1.BindCluster)
+	v.clients = clients(views, acls, c.Spec.AllowRecursion, c.Spec.AllowQuery)
 	if err := setupBridge(); err != nil {
 		return err
 	}
 	for _, c := range v.clients {
-		if c.src != "" {
-			if err := addAddr(c.src); err != nil {
+		for _, a := range c.all {
+			if err := addAddr(a); err != nil {
 				return err
 			}
 		}

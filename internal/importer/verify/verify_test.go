@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/agent"
 	"git.unkin.net/unkin/bind-fn/internal/importer"
 	"git.unkin.net/unkin/bind-fn/internal/importer/verify"
@@ -54,16 +55,7 @@ func corpus(t *testing.T) map[string]string {
 func TestVerifyCorpus(t *testing.T) {
 	bindtools.RequireRoot(t)
 	bindtools.RequireBIND(t)
-	if !verify.Inside() {
-		self, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		args := append([]string{self}, os.Args[1:]...)
-		code, err := verify.Enter(args, os.Stdout, os.Stderr)
-		if err != nil || code != 0 {
-			t.Fatalf("the verify namespaces: exit %d, %v (the output is above)", code, err)
-		}
+	if !inOwnNamespaces(t) {
 		return
 	}
 	named := bindtools.BINDPath(t, "named")
@@ -73,22 +65,7 @@ func TestVerifyCorpus(t *testing.T) {
 			if _, err := os.Stat(conf); err != nil {
 				t.Fatalf("%s: %v (Debian's bind9 package installs /etc/bind)", conf, err)
 			}
-			dir := filepath.Dir(conf)
-			stmts, err := namedconf.ReadConf(conf, dir, os.ReadFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			zoneDir := importer.ZoneDir(stmts, dir)
-			res, err := importer.Import(stmts, importer.Options{Cluster: "imp", ZoneDir: zoneDir, Read: os.ReadFile,
-				Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }, Glob: filepath.Glob,
-				ReadZone: importer.NamedZoneReader(bindtools.BINDPath(t, "named-checkzone")), SignedSerial: importer.NamedSignedSerial(bindtools.BINDPath(t, "named-checkzone"))})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rs, err := res.Check(&testutil.DetRand{})
-			if err != nil || rs.HasErrors() {
-				t.Fatalf("the import does not render: %v %v", err, rs)
-			}
+			res, zoneDir := importConf(t, conf)
 			losses, sum, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named,
 				Agent: []string{self}, AgentEnv: []string{envAgent + "=1"}, Work: t.TempDir(), Timeout: 2 * time.Minute, Log: testWriter{t}})
 			if err != nil {
@@ -110,6 +87,140 @@ func TestVerifyCorpus(t *testing.T) {
 				t.Errorf("BIND shows a difference the import did not report: %s", l)
 			}
 			t.Logf("%s: %d zones compared by AXFR, %d queries, %d NOTIFYs caught; %d differences, %d unexplained; the import reported %d losses", name, sum.Zones, sum.Queries, sum.Notifies, len(losses), unexplained, len(res.Losses))
+		})
+	}
+}
+
+// envTest names the test the namespaces were entered for.
+const envTest = "BINDFN_VERIFY_TEST"
+
+// inOwnNamespaces runs the calling test in namespaces of its own (the
+// verify's): outside them it re-executes the test binary there and
+// returns false; inside it returns true for the test they were made for
+// (the others skip there: each runs, and is reported, in its own).
+func inOwnNamespaces(t *testing.T) bool {
+	t.Helper()
+	if verify.Inside() {
+		if os.Getenv(envTest) != t.Name() {
+			t.Skipf("%s runs in namespaces of its own", t.Name())
+		}
+		return true
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envTest, t.Name())
+	code, err := verify.Enter(append([]string{self}, os.Args[1:]...), os.Stdout, os.Stderr)
+	if err != nil || code != 0 {
+		t.Fatalf("the verify namespaces: exit %d, %v (the output is above)", code, err)
+	}
+	return false
+}
+
+// importConf imports conf as `bind-fn import` does (zone files read by
+// BIND).
+func importConf(t *testing.T, conf string) (*importer.Result, string) {
+	t.Helper()
+	dir := filepath.Dir(conf)
+	stmts, err := namedconf.ReadConf(conf, dir, os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zoneDir := importer.ZoneDir(stmts, dir)
+	checkzone := bindtools.BINDPath(t, "named-checkzone")
+	res, err := importer.Import(stmts, importer.Options{Cluster: "imp", ZoneDir: zoneDir, Read: os.ReadFile,
+		Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }, Glob: filepath.Glob,
+		ReadZone: importer.NamedZoneReader(checkzone), SignedSerial: importer.NamedSignedSerial(checkzone)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := res.Check(&testutil.DetRand{})
+	if err != nil || rs.HasErrors() {
+		t.Fatalf("the import does not render: %v %v", err, rs)
+	}
+	return res, zoneDir
+}
+
+// TestVerifyFindsDifferences: the verify can fail. The classes import,
+// spoiled the ways issue 25 found imports spoiled, must show each
+// difference under real BIND.
+func TestVerifyFindsDifferences(t *testing.T) {
+	bindtools.RequireRoot(t)
+	bindtools.RequireBIND(t)
+	if !inOwnNamespaces(t) {
+		return
+	}
+	conf := filepath.Join(bindtools.RepoRoot(t), "internal", "importer", "testdata", "classes", "named.conf")
+	zone := func(res *importer.Result, name string) *v1alpha1.BindZone {
+		for _, o := range res.Objects["zones.yaml"] {
+			if z := o.(*v1alpha1.BindZone); z.Name == name {
+				return z
+			}
+		}
+		t.Fatalf("no zone %s", name)
+		return nil
+	}
+	cases := map[string]struct {
+		reason string
+		spoil  func(res *importer.Result)
+		want   string
+	}{
+		"RecursionWidened": {
+			reason: "The world view recursing for anyone (the render's old allow-recursion { any; } for a recursive view).",
+			spoil: func(res *importer.Result) {
+				for _, o := range res.Objects["views.yaml"] {
+					if v := o.(*v1alpha1.BindView); v.Name == "world" {
+						yes := true
+						v.Spec.Recursion = &yes
+					}
+				}
+				res.Objects["cluster.yaml"][0].(*v1alpha1.BindCluster).Spec.AllowRecursion = []string{"any"}
+			},
+			want: `recursion from`,
+		},
+		"SerialRestarted": {
+			reason: "The serial not carried: the render restarts it.",
+			spoil:  func(res *importer.Result) { zone(res, "lan-example.net").Spec.SOA.Serial = nil },
+			want:   "lan/example.net serial",
+		},
+		"NotifyToTheNSSetLost": {
+			reason: "notify yes carried as explicit: the NS set's secondary hears nothing.",
+			spoil:  func(res *importer.Result) { zone(res, "lan-example.net").Spec.AlsoNotify = nil },
+			want:   "NOTIFY targets of zone example.net",
+		},
+		"GenerateTTL": {
+			reason: "$GENERATE lines given 3600 (miekg/dns) where BIND gives $TTL.",
+			spoil: func(res *importer.Result) {
+				z := zone(res, "lan-gen.example")
+				for i := range z.Spec.Records {
+					if strings.HasPrefix(z.Spec.Records[i].Name, "host") {
+						ttl := int32(3600)
+						z.Spec.Records[i].TTL = &ttl
+					}
+				}
+			},
+			want: "lan/gen.example host1.gen.example. A",
+		},
+	}
+	named := bindtools.BINDPath(t, "named")
+	self, _ := os.Executable()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			res, zoneDir := importConf(t, conf)
+			tc.spoil(res)
+			losses, _, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named,
+				Agent: []string{self}, AgentEnv: []string{envAgent + "=1"}, Work: t.TempDir(), Timeout: 2 * time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []string
+			for _, l := range losses {
+				all = append(all, l.String())
+			}
+			if !strings.Contains(strings.Join(all, "\n"), tc.want) {
+				t.Errorf("%s\nthe verify shows no %q; it shows:\n%s", tc.reason, tc.want, strings.Join(all, "\n"))
+			}
 		})
 	}
 }
