@@ -83,7 +83,7 @@ func (im *importer) catalogZone(s namedconf.Located, name, view string, v *v1alp
 	}
 	im.replaced(s, fmt.Sprintf("catalog zone: bind-fn writes its content from the view's zones (member labels are bind-fn's own hashes; %d members listed)", len(members)))
 	im.catalogs[view] = members
-	im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, RRs: rrs, Kind: "catalog"})
+	im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: im.zonePath(opts["file"].Arg(1)), RRs: rrs, Kind: "catalog"})
 	im.add("catalog.yaml", c)
 }
 

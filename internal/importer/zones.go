@@ -188,11 +188,11 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			if k, ok := simpleUpdatePolicy(b); ok {
 				z.Spec.DynamicUpdate = true
 				z.Spec.UpdateKeyRef = im.keyRef(b, k)
-				im.lose(b, "update-policy becomes allow-update { key "+k+"; } (the key may update any name in the zone)")
+				im.lose(b, "update-policy of zone "+name+" becomes allow-update { key "+k+"; } (the key may update any name in the zone)")
 				im.noteJournal(z, opts["file"])
 				continue
 			}
-			im.lose(b, "an update-policy bind-fn cannot express (one key granted the whole zone)")
+			im.lose(b, "an update-policy bind-fn cannot express (one key granted the whole zone): zone "+name+" is imported without dynamic updates")
 		case "dnssec-policy":
 			p, ok := im.policies[b.Arg(1)]
 			if !ok {

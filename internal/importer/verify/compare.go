@@ -24,8 +24,11 @@ func (v *verifier) compare() {
 		}
 		v.compareZone(z.View, z.Name, z.File, z.RRs)
 	}
+	v.compareCatalogs()
 	v.recursionProbes()
 	v.compareNotifies()
+	// Last: an accepted UPDATE changes the zone (and is removed again).
+	v.updateProbes()
 }
 
 // recursionProbes ask both servers, from every client address of every
@@ -340,4 +343,168 @@ func (v *verifier) axfr(server, src, zone, key string) ([]dns.RR, error) {
 		}
 	}
 	return rrs, nil
+}
+
+// compareCatalogs transfers every imported catalog zone from both sides
+// and compares its members (by name: bind-fn's member labels are its own)
+// and their properties.
+func (v *verifier) compareCatalogs() {
+	for _, z := range v.opt.Result.Zones {
+		if z.Kind != "catalog" {
+			continue
+		}
+		id := zoneID(z.View, z.Name)
+		c := v.clientOf(z.View)
+		ko := c.key
+		for _, o := range v.opt.Result.Objects["catalog.yaml"] {
+			cz := o.(*v1alpha1.BindCatalogZone)
+			if cz.Spec.ZoneName == z.Name && cz.Spec.TransferKeyRef != "" {
+				for _, s := range v.opt.Result.Secrets {
+					if s.Name == cz.Spec.TransferKeyRef+"-tsig" {
+						ko = s.StringData["keyName"]
+					}
+				}
+			}
+		}
+		_, kr := v.keyFor(z.View, z.Name)
+		orig, err := v.axfr(origIP, c.src, z.Name, ko)
+		if err != nil {
+			v.sum.Notes = append(v.sum.Notes, fmt.Sprintf("catalog %s: the original refuses AXFR (%v); members not compared", id, err))
+			continue
+		}
+		rend, err := v.axfr(rendIP, c.src, z.Name, kr)
+		if err != nil {
+			v.lose("catalog "+id, "catalog "+id, "the rendered primary refuses its transfer: "+err.Error())
+			continue
+		}
+		where := z.File + ":1"
+		mo, po := catalogMembers(z.Name, orig)
+		mr, pr := catalogMembers(z.Name, rend)
+		for _, m := range unionKeys(mo, mr) {
+			switch {
+			case !mr[m]:
+				v.lose(where, "catalog "+id+" member "+m, "the original's catalog lists it, the rendered's does not: the secondaries would drop the zone")
+			case !mo[m]:
+				v.lose(where, "catalog "+id+" member "+m, "the rendered catalog adds it")
+			}
+		}
+		for _, p := range unionKeys(po, pr) {
+			if po[p] != pr[p] {
+				v.lose(where, "catalog "+id+" property "+p, fmt.Sprintf("the original's catalog has it: %v, the rendered's: %v", po[p], pr[p]))
+			}
+		}
+		v.sum.Zones++
+	}
+}
+
+// catalogMembers are a catalog's member zone names, and its member
+// properties as "<member> <property> <type> <rdata>".
+func catalogMembers(catalog string, rrs []dns.RR) (map[string]bool, map[string]bool) {
+	zones := dns.CanonicalName("zones." + dns.Fqdn(catalog))
+	labels := map[string]string{} // member label -> member name
+	members, props := map[string]bool{}, map[string]bool{}
+	for _, rr := range rrs {
+		owner := dns.CanonicalName(rr.Header().Name)
+		if p, ok := rr.(*dns.PTR); ok && dns.IsSubDomain(zones, owner) && dns.CountLabel(owner) == dns.CountLabel(zones)+1 {
+			m := strings.TrimSuffix(strings.ToLower(p.Ptr), ".")
+			members[m] = true
+			labels[dns.SplitDomainName(owner)[0]] = m
+		}
+	}
+	for _, rr := range rrs {
+		owner := dns.CanonicalName(rr.Header().Name)
+		if !dns.IsSubDomain(zones, owner) || dns.CountLabel(owner) <= dns.CountLabel(zones)+1 {
+			continue
+		}
+		l := dns.SplitDomainName(strings.TrimSuffix(owner, "."+zones))
+		member := labels[l[len(l)-1]]
+		f := strings.Fields(rr.String())
+		props[member+" "+strings.Join(l[:len(l)-1], ".")+" "+strings.Join(f[3:], " ")] = true
+	}
+	return members, props
+}
+
+func unionKeys(a, b map[string]bool) []string {
+	set := map[string]bool{}
+	for k := range a {
+		set[k] = true
+	}
+	for k := range b {
+		set[k] = true
+	}
+	var out []string
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// updateProbes send, for every imported TSIG key and every zone read from
+// a file, an UPDATE adding a TXT record at bind-fn-verify-update.<zone>
+// to both sides: who may update what must be the same (allow-update,
+// update-policy). An accepted probe is deleted again.
+func (v *verifier) updateProbes() {
+	var keys []string
+	for _, s := range v.opt.Result.Secrets {
+		if n := s.StringData["keyName"]; n != "" {
+			keys = append(keys, n)
+		}
+	}
+	sort.Strings(keys)
+	for _, z := range v.opt.Result.Zones {
+		if z.Kind != "zone" {
+			continue
+		}
+		for _, k := range keys {
+			name := "bind-fn-verify-update." + dns.Fqdn(z.Name)
+			a, errA := v.update(v.orig, z.View, z.Name, name, k, false)
+			b, errB := v.update(v.rend, z.View, z.Name, name, k, false)
+			v.sum.Queries++
+			ra, rb := rcodeText(a, errA), rcodeText(b, errB)
+			if ra != rb {
+				v.lose(z.File+":1", fmt.Sprintf("UPDATE of %s signed with key %q", zoneID(z.View, z.Name), k), fmt.Sprintf("the original answers %s, the rendered %s", ra, rb))
+			}
+			if ra == "NOERROR" {
+				_, _ = v.update(v.orig, z.View, z.Name, name, k, true)
+			}
+			if rb == "NOERROR" {
+				_, _ = v.update(v.rend, z.View, z.Name, name, k, true)
+			}
+		}
+	}
+}
+
+func rcodeText(m *dns.Msg, err error) string {
+	if err != nil {
+		return "no answer (" + err.Error() + ")"
+	}
+	return dns.RcodeToString[m.Rcode]
+}
+
+// update sends an UPDATE adding (or, del, removing) a TXT at name, from
+// the view's client, signed with key.
+func (v *verifier) update(s *server, view, zone, name, key string, del bool) (*dns.Msg, error) {
+	k, ok := v.keys[key]
+	if !ok {
+		return nil, fmt.Errorf("no secret for key %q", key)
+	}
+	rr, err := dns.NewRR(name + " 60 IN TXT \"bind-fn verify\"")
+	if err != nil {
+		return nil, err
+	}
+	m := new(dns.Msg)
+	m.SetUpdate(dns.Fqdn(zone))
+	if del {
+		m.RemoveRRset([]dns.RR{rr})
+	} else {
+		m.Insert([]dns.RR{rr})
+	}
+	m.SetTsig(dns.Fqdn(k.Name), alg(k.Algorithm), 300, time.Now().Unix())
+	cl := &dns.Client{Net: "tcp", Timeout: 3 * time.Second, TsigSecret: map[string]string{dns.Fqdn(k.Name): k.Secret}}
+	if c := v.clientOf(view); c.src != "" {
+		cl.Dialer = &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(c.src)}, Timeout: 3 * time.Second}
+	}
+	r, _, err := cl.Exchange(m, net.JoinHostPort(s.ip, "53"))
+	return r, err
 }

@@ -225,19 +225,28 @@ func TestVerifyFindsDifferences(t *testing.T) {
 	}
 }
 
-// explained says whether the import reported a loss for the zone file or
-// the zone a verify difference is in.
+// explained says whether the import reported a loss in the zone file a
+// verify difference is in, or one that names its zone (quoted, or as
+// "zone <name> ").
 func explained(l importer.Loss, reported []importer.Loss) bool {
 	file := strings.TrimSuffix(l.Where, ":1")
-	// The zone the difference is in: "zone <view/>name ..." or "<view/>name ...".
-	zone := strings.Fields(strings.TrimPrefix(strings.TrimPrefix(l.What, "NOTIFY targets of "), "zone "))[0]
-	if _, z, ok := strings.Cut(zone, "/"); ok {
-		zone = z
+	var zones []string
+	for _, w := range strings.Fields(l.What) {
+		if _, z, ok := strings.Cut(w, "/"); ok && !strings.Contains(z, "/") {
+			w = z
+		}
+		if w = strings.TrimSuffix(w, "."); strings.Contains(w, ".") {
+			zones = append(zones, w)
+		}
 	}
-	zone = strings.TrimSuffix(zone, ".")
 	for _, r := range reported {
-		if strings.HasPrefix(r.Where, file+":") || strings.Contains(r.What, `"`+zone+`"`) || strings.Contains(r.Why, "zone "+zone+" ") {
+		if strings.HasPrefix(r.Where, file+":") {
 			return true
+		}
+		for _, z := range zones {
+			if strings.Contains(r.What, `"`+z+`"`) || strings.Contains(r.Why, "zone "+z+" ") || strings.Contains(r.Why, "zone "+z+"'") {
+				return true
+			}
 		}
 	}
 	return false
