@@ -4,7 +4,9 @@
 //	bind-fn import named.conf [--zone-dir DIR] [--verify] -o PKG
 //
 // plan says what a change does to DNS; import turns an existing BIND
-// server's configuration into a bind-fn package. The work is done in
+// server's configuration into a bind-fn package (--verify checks it with
+// real BIND; its pod runs `bind-fn verify-agent`, the agent, in place of
+// bind-fn-agent). The work is done in
 // internal/plan and internal/importer.
 package main
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // replaceInFile replaces the first old in the file at path with new; old
@@ -308,5 +310,46 @@ func TestImportSecretsOutside(t *testing.T) {
 	code, err := (&ImportCmd{Conf: conf, Out: out, Secrets: filepath.Join(out, "keys", "secrets.yaml"), Cluster: "bind", Namespace: "dns", Replicas: 2, Format: "text"}).Run(&stdout, &stderr)
 	if code != 1 || err == nil || !strings.Contains(err.Error(), "inside the package") {
 		t.Errorf("exit %d, %v: want a refusal", code, err)
+	}
+}
+
+// TestImportVerify runs `bind-fn import --verify` as a user would (bin/bind-fn,
+// as root): an import BIND finds identical exits 0 and says so; one whose
+// signed zone has no keys to carry exits 2 with BIND's DNSKEY difference
+// listed.
+func TestImportVerify(t *testing.T) {
+	bindtools.RequireRoot(t)
+	bindtools.RequireBIND(t)
+	bin := bindtools.Bin(t, "bind-fn")
+	cases := map[string]struct {
+		reason string
+		conf   string
+		want   int
+		output []string
+	}{
+		"Identical": {"The classes configuration: every zone, query, recursion probe and NOTIFY the same under BIND.", "classes", exitLossless,
+			[]string{"verified by BIND: 5 zones by AXFR", "0 difference(s)", "import is lossless"}},
+		"KeysMissing": {"The signed configuration has no keys in its key directory: BIND signs the original with none, the render with new keys.", "signed", exitLossy,
+			[]string{"zone secure.example DNSKEY", "not carried (above)"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			conf := filepath.Join(bindtools.RepoRoot(t), "internal", "importer", "testdata", tc.conf, "named.conf")
+			cmd := exec.Command(bin, "import", "--verify", conf, "-o", filepath.Join(t.TempDir(), "pkg"))
+			out, err := cmd.CombinedOutput()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			ok := code == tc.want
+			for _, w := range tc.output {
+				ok = ok && strings.Contains(string(out), w)
+			}
+			if !ok {
+				t.Errorf("%s\nexit %d (want %d), output:\n%s", tc.reason, code, tc.want, out)
+			}
+		})
 	}
 }
