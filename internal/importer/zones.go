@@ -379,6 +379,7 @@ func (im *importer) zoneRecords(z *v1alpha1.BindZone, rrs []dns.RR, f namedconf.
 }
 
 // mailOf turns an SOA RNAME into an address: the first unescaped dot is the @.
+// A one-label RNAME ("h.") has no @: it stays the absolute name it is.
 func mailOf(mbox string) string {
 	m := strings.TrimSuffix(mbox, ".")
 	for i := 0; i < len(m); i++ {
@@ -390,7 +391,7 @@ func mailOf(mbox string) string {
 			return strings.ReplaceAll(m[:i], `\.`, ".") + "@" + m[i+1:]
 		}
 	}
-	return m
+	return dns.Fqdn(m)
 }
 
 // ZoneDir is where named finds relative zone files: the options
