@@ -155,7 +155,7 @@ func (c *ImportCmd) verify(res *importer.Result, conf []namedconf.Located, zoneD
 		return err
 	}
 	defer os.RemoveAll(work)
-	losses, sum, err := verify.Run(verify.Options{Conf: abs, ZoneDir: zoneDir, Result: res, Named: named,
+	losses, sum, err := verify.Run(verify.Options{Conf: abs, ZoneDir: zoneDir, Result: res, Named: named, ListenOn: verify.ListenOn(conf),
 		Agent: []string{self, AgentWord}, Work: work, Log: errw})
 	if err != nil {
 		return fmt.Errorf("cannot verify with BIND: %w", err)

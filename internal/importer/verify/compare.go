@@ -106,7 +106,7 @@ func (v *verifier) compareZone(view, zone, file string, imported []dns.RR) {
 	where := file + ":1"
 	ko, kr := v.keyFor(view, zone)
 	c := v.clientOf(view)
-	orig, oerr := v.axfr(origIP, c.src, zone, ko)
+	orig, oerr := v.axfr(v.orig.ip, c.src, zone, ko)
 	rend, rerr := v.axfr(rendIP, c.src, zone, kr)
 	if rerr != nil {
 		v.lose(where, "zone "+id, "the rendered primary refuses its transfer key's AXFR: "+rerr.Error())
@@ -367,7 +367,7 @@ func (v *verifier) compareCatalogs() {
 			}
 		}
 		_, kr := v.keyFor(z.View, z.Name)
-		orig, err := v.axfr(origIP, c.src, z.Name, ko)
+		orig, err := v.axfr(v.orig.ip, c.src, z.Name, ko)
 		if err != nil {
 			v.sum.Notes = append(v.sum.Notes, fmt.Sprintf("catalog %s: the original refuses AXFR (%v); members not compared", id, err))
 			continue

@@ -40,6 +40,9 @@ func (v *verifier) notifyTargets() []string {
 			}
 		}
 	}
+	for _, a := range v.opt.ListenOn { // the original's own addresses
+		delete(set, a)
+	}
 	delete(set, origIP)
 	delete(set, rendIP)
 	delete(set, gateway)
@@ -97,7 +100,18 @@ func (v *verifier) compareNotifies() {
 	same := func() (bool, []string) {
 		v.mu.Lock()
 		defer v.mu.Unlock()
-		o, r := v.notifies[origIP], v.notifies[rendIP]
+		// The original notifies from its namespace's address, or from
+		// the listen-on address it answers on (notify-source).
+		o, r := map[string][]string{}, v.notifies[rendIP]
+		for _, src := range []string{origIP, v.orig.ip} {
+			for z, ts := range v.notifies[src] {
+				for _, t := range ts {
+					if !slices.Contains(o[z], t) {
+						o[z] = append(o[z], t)
+					}
+				}
+			}
+		}
 		zones := map[string]bool{}
 		for z := range o {
 			zones[z] = true

@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,6 +95,36 @@ type Options struct {
 	Timeout time.Duration
 	// Log gets progress lines.
 	Log io.Writer
+	// ListenOn are the IPv4 addresses of the original's listen-on (none:
+	// it listens on every address): they are given to its namespace and
+	// queries go to the first.
+	ListenOn []string
+}
+
+// ListenOn reads the IPv4 addresses of a configuration's options
+// listen-on (nil when it listens on any).
+func ListenOn(conf []namedconf.Located) []string {
+	var out []string
+	for _, s := range conf {
+		if s.Name() != "options" {
+			continue
+		}
+		for _, b := range s.Body {
+			if b.Name() != "listen-on" || len(b.Words) > 1 {
+				continue // listen-on port N { ... }: not followed here
+			}
+			for _, e := range b.Body {
+				a, err := netip.ParseAddr(e.Name())
+				if e.Name() == "any" {
+					return nil
+				}
+				if err == nil && a.Is4() && !a.IsLoopback() {
+					out = append(out, a.String())
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Summary counts what was compared.
@@ -154,6 +185,8 @@ type verifier struct {
 	conns    []*dns.Server
 	created  []string
 	overlays []string
+	// origAddr is where the original answers.
+	origAddr string
 }
 
 func (v *verifier) lose(where, what, why string) {
@@ -248,8 +281,22 @@ func (v *verifier) startOriginal() error {
 	if err := addNetns("bfv-orig", "vorig", origIP); err != nil {
 		return err
 	}
+	v.origAddr = origIP
+	for i, a := range v.opt.ListenOn {
+		// The original listens on its own addresses only: it gets them,
+		// reached through its namespace.
+		if err := run("ip", "-n", "bfv-orig", "addr", "add", a+"/32", "dev", "eth0"); err != nil {
+			return err
+		}
+		if err := run("ip", "route", "add", a+"/32", "via", origIP); err != nil {
+			return err
+		}
+		if i == 0 {
+			v.origAddr = a
+		}
+	}
 	script := "cd " + shellQuote(filepath.Dir(v.opt.Conf)) + " && exec " + shellQuote(v.opt.Named) + " -g -c " + shellQuote(v.opt.Conf)
-	v.orig = &server{name: "original", ip: origIP, log: &bytes.Buffer{}}
+	v.orig = &server{name: "original", ip: v.origAddr, log: &bytes.Buffer{}}
 	v.orig.cmd = exec.Command("ip", "netns", "exec", "bfv-orig", "/bin/sh", "-c", script)
 	return v.spawn(v.orig)
 }

@@ -65,8 +65,8 @@ func TestVerifyCorpus(t *testing.T) {
 			if _, err := os.Stat(conf); err != nil {
 				t.Fatalf("%s: %v (Debian's bind9 package installs /etc/bind)", conf, err)
 			}
-			res, zoneDir := importConf(t, conf)
-			losses, sum, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named,
+			res, zoneDir, stmts := importConf(t, conf)
+			losses, sum, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named, ListenOn: verify.ListenOn(stmts),
 				Agent: []string{self}, AgentEnv: []string{envAgent + "=1"}, Work: t.TempDir(), Timeout: 2 * time.Minute, Log: testWriter{t}})
 			if err != nil {
 				t.Fatal(err)
@@ -120,7 +120,7 @@ func inOwnNamespaces(t *testing.T) bool {
 
 // importConf imports conf as `bind-fn import` does (zone files read by
 // BIND).
-func importConf(t *testing.T, conf string) (*importer.Result, string) {
+func importConf(t *testing.T, conf string) (*importer.Result, string, []namedconf.Located) {
 	t.Helper()
 	dir := filepath.Dir(conf)
 	stmts, err := namedconf.ReadConf(conf, dir, os.ReadFile)
@@ -139,7 +139,7 @@ func importConf(t *testing.T, conf string) (*importer.Result, string) {
 	if err != nil || rs.HasErrors() {
 		t.Fatalf("the import does not render: %v %v", err, rs)
 	}
-	return res, zoneDir
+	return res, zoneDir, stmts
 }
 
 // TestVerifyFindsDifferences: the verify can fail. The classes import,
@@ -207,7 +207,7 @@ func TestVerifyFindsDifferences(t *testing.T) {
 	self, _ := os.Executable()
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			res, zoneDir := importConf(t, conf)
+			res, zoneDir, _ := importConf(t, conf)
 			tc.spoil(res)
 			losses, _, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named,
 				Agent: []string{self}, AgentEnv: []string{envAgent + "=1"}, Work: t.TempDir(), Timeout: 2 * time.Minute})
