@@ -43,6 +43,11 @@ func TestCarried(t *testing.T) {
 			conf:   "options { recursion no; };\nzone \"z.example\" { type primary; file \"z.db\"; also-notify { 192.0.2.99; }; };\n",
 			want:   got{Mode: v1alpha1.ModeAuthoritative, AlsoNotify: []string{"192.0.2.99", "192.0.2.2"}},
 		},
+		"OptionsAlsoNotify": {
+			reason: "A zone without its own also-notify inherits options' (a named list expanded); it was refused in extraOptions.",
+			conf:   "masters downstream { 192.0.2.61; };\noptions { recursion no; notify explicit; also-notify { downstream; 192.0.2.62; }; };\nzone \"z.example\" { type primary; file \"z.db\"; };\n",
+			want:   got{Mode: v1alpha1.ModeAuthoritative, AlsoNotify: []string{"192.0.2.61", "192.0.2.62"}},
+		},
 		"NotifyNo": {
 			reason: "notify no sends nothing, not even to also-notify.",
 			conf:   "options { recursion no; notify no; };\nzone \"z.example\" { type primary; file \"z.db\"; also-notify { 192.0.2.99; }; };\n",

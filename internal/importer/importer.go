@@ -112,6 +112,8 @@ type importer struct {
 	// of each view.
 	optNotify  namedconf.Located
 	viewNotify map[string]namedconf.Located
+	// alsoNotify are the also-notify lists of options ("") and views.
+	alsoNotify map[string][]string
 	// keyDir is options' key-directory; dnssecSecret the Secret of the
 	// signed zones' keys (keys.go).
 	keyDir       string
@@ -138,6 +140,7 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	im.own, im.viewKey = map[string]bool{}, map[string]string{}
 	im.optRec, im.viewRec = &recursionSettings{}, map[string]*recursionSettings{}
 	im.viewNotify = map[string]namedconf.Located{}
+	im.alsoNotify = map[string][]string{}
 
 	var options *namedconf.Located
 	var views, zones []namedconf.Located

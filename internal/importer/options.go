@@ -83,6 +83,12 @@ func (im *importer) options(o namedconf.Located) bool {
 		case "response-policy":
 			im.responsePolicy(s, "")
 			continue
+		case "also-notify":
+			// Every zone without its own also-notify inherits it (notify.go).
+			if els, ok := elements(s.Body); ok {
+				im.alsoNotify[""] = im.expand(els)
+				continue
+			}
 		case "rate-limit":
 			if im.rateLimit(s) {
 				continue
@@ -194,6 +200,13 @@ func (im *importer) view(s namedconf.Located, i int) {
 			zones = append(zones, b)
 		case "notify":
 			im.viewNotify[name] = b // carried per zone (notify)
+		case "also-notify":
+			els, ok := elements(b.Body)
+			if !ok {
+				im.lose(b, "a nested address match list")
+				continue
+			}
+			im.alsoNotify[name] = im.expand(els) // inherited by the view's zones (notify.go)
 		default:
 			rest = append(rest, b)
 		}

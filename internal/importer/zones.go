@@ -94,6 +94,15 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			return false
 		}
 		im.zoneRecords(z, rrs, f)
+		if _, own := opts["also-notify"]; !own {
+			// A zone without its own also-notify inherits its view's, else
+			// options' (BIND's inheritance).
+			if l, ok := im.alsoNotify[view]; ok {
+				z.Spec.AlsoNotify = append([]string(nil), l...)
+			} else if l, ok := im.alsoNotify[""]; ok {
+				z.Spec.AlsoNotify = append([]string(nil), l...)
+			}
+		}
 		defer im.notify(s, view, z, rrs, opts["notify"])
 		im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: im.zonePath(f.Arg(1)), RRs: rrs, Kind: "zone"})
 		handled["file"] = true

@@ -148,8 +148,16 @@ func (v *verifier) compareNotifies() {
 		}
 	}
 	v.mu.Unlock()
+	files := map[string]string{}
+	for _, z := range v.opt.Result.Zones {
+		files[strings.ToLower(z.Name)] = z.File + ":1"
+	}
 	for _, d := range diffs {
 		z, why, _ := strings.Cut(d, "\x00")
-		v.lose("zone "+z, "NOTIFY targets of zone "+z, why)
+		where := files[z]
+		if where == "" {
+			where = "zone " + z
+		}
+		v.lose(where, "NOTIFY targets of zone "+z, why)
 	}
 }
