@@ -204,6 +204,9 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			im.lose(b, "an update-policy bind-fn cannot express (one key granted the whole zone): zone "+name+" is imported without dynamic updates")
 		case "dnssec-policy":
 			p, ok := im.policies[b.Arg(1)]
+			if !ok && b.Arg(1) == "default" {
+				p, ok = im.defaultPolicy(b), true
+			}
 			if !ok {
 				if b.Arg(1) == "none" {
 					continue
@@ -237,6 +240,23 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 }
 
 func zoneKey(view, name string) string { return view + "/" + name }
+
+// defaultPolicy is BIND's built-in dnssec-policy "default" as a
+// BindDNSSECPolicy: one CSK, ecdsap256sha256, lifetime unlimited, NSEC,
+// BIND's default timings — what a BindDNSSECPolicy without fields renders.
+// named.conf cannot redefine "default", so it is named imported-default.
+func (im *importer) defaultPolicy(b namedconf.Located) string {
+	if p, ok := im.policies["default"]; ok {
+		return p
+	}
+	p := &v1alpha1.BindDNSSECPolicy{TypeMeta: tm(v1alpha1.KindBindDNSSECPolicy), ObjectMeta: im.meta(im.objName("dnssec", "imported-default"))}
+	p.Spec.ClusterRef = im.opt.Cluster
+	p.Spec.Keys = []v1alpha1.DNSSECKey{{Role: "csk", Algorithm: "ecdsap256sha256", Lifetime: "unlimited"}}
+	im.policies["default"] = p.Name
+	im.add("dnssec.yaml", p)
+	im.replaced(b, "BIND's built-in policy \"default\" becomes BindDNSSECPolicy "+p.Name+" (the same keys and timings; named.conf cannot redefine \"default\")")
+	return p.Name
+}
 
 // noteJournal reports a journal next to a dynamic zone's file: the file
 // alone lacks the updates since the last `rndc sync`.
