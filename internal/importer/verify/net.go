@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 )
@@ -26,6 +27,14 @@ func run(name string, args ...string) error {
 }
 
 func setupBridge() error {
+	// Namespace names live in /run/netns, which the host and every other
+	// verify share: a tmpfs of this mount namespace's own keeps them apart.
+	if err := os.MkdirAll("/run/netns", 0o755); err != nil {
+		return err
+	}
+	if err := run("mount", "-t", "tmpfs", "-o", "size=1m", "netns", "/run/netns"); err != nil {
+		return err
+	}
 	for _, c := range [][]string{
 		{"link", "set", "lo", "up"},
 		{"link", "add", bridge, "type", "bridge"},

@@ -183,7 +183,7 @@ type verifier struct {
 	mu       sync.Mutex
 	notifies map[string]map[string][]string
 	conns    []*dns.Server
-	created  []string
+	lock     *os.File
 	overlays []string
 	// origAddr is where the original answers.
 	origAddr string
@@ -462,17 +462,67 @@ func (v *verifier) layPod(root string, sts *appsv1.StatefulSet, cms map[string]*
 	if err := os.WriteFile(filepath.Join(root, "etc", "hosts"), []byte(hosts), 0o644); err != nil {
 		return err
 	}
-	// The pod paths must exist to be bound over (they are removed after).
+	return v.mountPoints()
+}
+
+// mountPointsLock is flocked (shared) by every verify and multi-pod lab
+// running; mountPointsCreated lists the pod mount points they created in
+// the host's root file system. The last one to finish (the only one that
+// can lock exclusively) removes them: one never pulls them from under
+// another (the protocol of test/multipod's lab).
+const (
+	mountPointsLock    = "/run/bind-fn-lab.lock"
+	mountPointsCreated = "/run/bind-fn-lab.created"
+)
+
+// mountPoints makes the pod paths the pod's tree is bound over.
+func (v *verifier) mountPoints() error {
+	lock, err := os.OpenFile(mountPointsLock, os.O_RDONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
+		lock.Close()
+		return err
+	}
+	v.lock = lock
 	for _, d := range []string{"/etc/bind-fn", layout.RunDir, layout.DataDir} {
-		if _, err := os.Stat(d); err == nil {
-			continue
+		var created []string
+		for p := d; p != "/"; p = filepath.Dir(p) {
+			if _, err := os.Stat(p); err == nil {
+				break
+			}
+			created = append(created, p)
 		}
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
-		v.created = append(v.created, d)
+		if len(created) > 0 {
+			f, err := os.OpenFile(mountPointsCreated, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			if err != nil {
+				return err
+			}
+			_, _ = f.WriteString(strings.Join(created, "\n") + "\n")
+			f.Close()
+		}
 	}
 	return nil
+}
+
+// releaseMountPoints removes the pod paths when no verify or lab uses them.
+func (v *verifier) releaseMountPoints() {
+	if v.lock == nil {
+		return
+	}
+	defer v.lock.Close()
+	if syscall.Flock(int(v.lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return // another still uses them
+	}
+	b, _ := os.ReadFile(mountPointsCreated)
+	for _, p := range strings.Fields(string(b)) { // deepest first
+		_ = os.Remove(p)
+	}
+	_ = os.Remove(mountPointsCreated)
 }
 
 func (v *verifier) containerCommand(sts *appsv1.StatefulSet) (argv, env []string, err error) {
@@ -584,15 +634,13 @@ func (v *verifier) stop() {
 		_ = exec.Command("ip", "netns", "del", n).Run()
 	}
 	_ = exec.Command("ip", "link", "del", bridge).Run()
+	_ = exec.Command("umount", "-l", "/run/netns").Run()
 	// The overlays go with the mount namespace; unmount them now so the
 	// next verify in this namespace starts from the server's files.
 	for _, d := range slices.Backward(v.overlays) {
 		_ = exec.Command("umount", d).Run()
 	}
-	slices.Reverse(v.created)
-	for _, d := range v.created {
-		_ = os.Remove(d)
-	}
+	v.releaseMountPoints()
 }
 
 // serials compares: the rendered serial must not be below the original's
