@@ -66,6 +66,11 @@ func TestBadInput(t *testing.T) {
 			files:   map[string]string{"/c/named.conf": "zone \"b.example\" {\n\ttype secondary;\n\tprimaries { 192.0.2.9; };\n};\n"},
 			wantLos: "/c/named.conf:1: zone \"b.example\"", wantWhy: "a secondary zone that sends NOTIFY to its NS set",
 		},
+		"SecondaryAlsoNotify": {
+			reason:  "A secondary zone's also-notify (notify explicit) is not sent by bind-fn's secondaries: a loss, not silence.",
+			files:   map[string]string{"/c/named.conf": "zone \"b.example\" {\n\ttype secondary;\n\tprimaries { 192.0.2.9; };\n\tnotify explicit;\n\talso-notify { 192.0.2.10; };\n};\n"},
+			wantLos: "/c/named.conf:4: notify explicit;", wantWhy: "a secondary zone that NOTIFYs its also-notify list (192.0.2.10)",
+		},
 		"CatalogMemberProperty": {
 			reason: "A catalog member's properties (RFC 9432 group) are not written by bind-fn's catalog: a loss naming the record (issue 25).",
 			files: map[string]string{"/c/named.conf": "zone \"cat.invalid\" { type primary; file \"cat.db\"; };\nzone \"a.example\" { type primary; file \"a.db\"; notify explicit; };\n", "/c/a.db": soa,

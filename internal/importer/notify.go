@@ -40,6 +40,18 @@ func (im *importer) notify(s namedconf.Located, view string, z *v1alpha1.BindZon
 	case v1alpha1.ZoneSecondary:
 		if mode == "yes" {
 			im.lose(where, "a secondary zone that sends NOTIFY to its NS set (notify yes, BIND's default): bind-fn's secondaries send none; set notify no or explicit to accept")
+			return
+		}
+		also := z.Spec.AlsoNotify
+		if len(also) == 0 {
+			if l, ok := im.alsoNotify[view]; ok {
+				also = l
+			} else {
+				also = im.alsoNotify[""]
+			}
+		}
+		if mode != "no" && len(also) > 0 {
+			im.lose(where, "a secondary zone that NOTIFYs its also-notify list ("+strings.Join(also, "; ")+"): bind-fn's secondaries send none")
 		}
 		return
 	case v1alpha1.ZonePrimary:
