@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"git.unkin.net/unkin/bind-fn/internal/importer"
+	"git.unkin.net/unkin/bind-fn/internal/importer/verify"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 )
 
@@ -35,6 +37,7 @@ type ImportCmd struct {
 	Zone      []string `help:"Zone to transfer with --axfr (repeatable); view/zone to replace a zone of one view."`
 	Key       string   `help:"TSIG key for --axfr: [algorithm:]name:secret (as dig -y)."`
 	Format    string   `enum:"text,json" default:"text" help:"Report format on stderr."`
+	Verify    bool     `help:"Check the import with real BIND (needs root, named and unshare): serve the original configuration (scratch overlays keep its files unchanged) and the rendered package (the agent and named, as a pod runs them) side by side in private network namespaces, and compare every zone by AXFR, serials and DNSKEYs, sample queries from an address each view matches, and the NOTIFYs both send. Every difference is listed as not carried."`
 }
 
 // Run imports. Exit code: 0 lossless, 2 something could not be carried
@@ -46,13 +49,23 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 	if c.AXFR != "" && len(c.Zone) == 0 {
 		return 1, fmt.Errorf("--axfr needs at least one --zone")
 	}
+	if c.Verify && !verify.Inside() {
+		// The whole import runs again inside private namespaces (it is
+		// deterministic), where the verify may add addresses and mounts.
+		self, err := os.Executable()
+		if err != nil {
+			return 1, err
+		}
+		return verify.Enter(append([]string{self}, os.Args[1:]...), out, errw)
+	}
 	if c.Secrets != "" {
 		if rel, err := filepath.Rel(c.Out, c.Secrets); err == nil && !strings.HasPrefix(rel, "..") {
 			return 1, fmt.Errorf("--secrets %s is inside the package %s: key material must stay out of it (kpt would render it and git would keep it)", c.Secrets, c.Out)
 		}
 	}
 	opt := importer.Options{Cluster: c.Cluster, Namespace: c.Namespace, Replicas: c.Replicas, ZoneDir: c.ZoneDir,
-		Read: os.ReadFile, Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }}
+		Read: os.ReadFile, Exists: func(p string) bool { _, err := os.Stat(p); return err == nil }, Glob: filepath.Glob}
+	opt.ReadZone, opt.SignedSerial = importer.LookNamedZoneReader()
 	var conf []namedconf.Located
 	if c.Conf != "" {
 		base := c.ZoneDir
@@ -97,7 +110,12 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 	if err := c.write(res); err != nil {
 		return 1, err
 	}
-	if err := report(errw, res, c.Format); err != nil {
+	if c.Verify && !rs.HasErrors() {
+		if err := c.verify(res, conf, opt.ZoneDir, errw); err != nil {
+			return 1, err
+		}
+	}
+	if err := report(errw, res, c.Format, !rs.HasErrors()); err != nil {
 		return 1, err
 	}
 	if rs.HasErrors() {
@@ -111,6 +129,48 @@ func (c *ImportCmd) Run(out, errw io.Writer) (int, error) {
 	}
 	return exitLossless, nil
 }
+
+// verify runs the import's package and the original under real BIND
+// (internal/importer/verify); every difference becomes a loss.
+func (c *ImportCmd) verify(res *importer.Result, conf []namedconf.Located, zoneDir string, errw io.Writer) error {
+	if c.Conf == "" {
+		return fmt.Errorf("--verify needs the named.conf of the server (it serves it to compare)")
+	}
+	named, err := exec.LookPath("named")
+	if err != nil {
+		if named, err = exec.LookPath("/usr/sbin/named"); err != nil {
+			return fmt.Errorf("--verify needs BIND's named: %w", err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(c.Conf)
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "bind-fn-verify-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	losses, sum, err := verify.Run(verify.Options{Conf: abs, ZoneDir: zoneDir, Result: res, Named: named, ListenOn: verify.ListenOn(conf),
+		Agent: []string{self, AgentWord}, Work: work, Log: errw})
+	if err != nil {
+		return fmt.Errorf("cannot verify with BIND: %w", err)
+	}
+	for _, n := range sum.Notes {
+		fmt.Fprintf(errw, "verify note  %s\n", n)
+	}
+	fmt.Fprintf(errw, "verified by BIND: %d zones by AXFR, %d queries, %d NOTIFYs; %d difference(s)\n", sum.Zones, sum.Queries, sum.Notifies, len(losses))
+	res.Losses = append(res.Losses, losses...)
+	return nil
+}
+
+// AgentWord, as bind-fn's first argument, runs the agent (the verify's
+// pod runs bind-fn in place of bind-fn-agent).
+const AgentWord = "verify-agent"
 
 // importFiles are every file name an import writes objects to.
 var importFiles = []string{"acls.yaml", "catalog.yaml", "cluster.yaml", "dnssec.yaml", "keys.yaml", "policies.yaml", "views.yaml", "zones.yaml"}
@@ -182,9 +242,12 @@ func (c *ImportCmd) write(res *importer.Result) error {
 	return os.WriteFile(path, b, 0o600)
 }
 
-func report(w io.Writer, res *importer.Result, format string) error {
+// report lists what was replaced and what was not carried. The import is
+// lossless only when nothing was lost and the package renders.
+func report(w io.Writer, res *importer.Result, format string, renders bool) error {
+	lossless := len(res.Losses) == 0 && renders
 	if format == "json" {
-		b, err := json.MarshalIndent(map[string]any{"lossless": len(res.Losses) == 0, "losses": res.Losses, "replaced": res.Replaced}, "", "  ")
+		b, err := json.MarshalIndent(map[string]any{"lossless": lossless, "renders": renders, "losses": res.Losses, "replaced": res.Replaced}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -197,9 +260,12 @@ func report(w io.Writer, res *importer.Result, format string) error {
 	for _, l := range res.Losses {
 		fmt.Fprintf(w, "NOT CARRIED  %s\n", l)
 	}
-	if len(res.Losses) == 0 {
-		fmt.Fprintln(w, "import is lossless: every zone renders with the same RRsets")
-	} else {
+	switch {
+	case lossless:
+		fmt.Fprintln(w, "import is lossless: every statement is carried, every zone renders with the same RRsets and serial")
+	case !renders:
+		fmt.Fprintf(w, "the imported package does not render; %d statement(s) or RRset(s) not carried (above)\n", len(res.Losses))
+	default:
 		fmt.Fprintf(w, "%d statement(s) or RRset(s) not carried (above)\n", len(res.Losses))
 	}
 	return nil

@@ -1,17 +1,22 @@
 // Command bind-fn is the operator's CLI beside the KRM functions:
 //
 //	bind-fn plan [DIR] [--git REF | --old DIR] [--format markdown|json]
-//	bind-fn import named.conf [--zone-dir DIR] -o PKG
+//	bind-fn import named.conf [--zone-dir DIR] [--verify] -o PKG
 //
 // plan says what a change does to DNS; import turns an existing BIND
-// server's configuration into a bind-fn package. The work is done in
+// server's configuration into a bind-fn package (--verify checks it with
+// real BIND; its pod runs `bind-fn verify-agent`, the agent, in place of
+// bind-fn-agent). The work is done in
 // internal/plan and internal/importer.
 package main
 
 import (
+	"context"
 	"os"
 
 	"github.com/alecthomas/kong"
+
+	"git.unkin.net/unkin/bind-fn/internal/agent"
 )
 
 // CLI is the command line.
@@ -21,6 +26,9 @@ type CLI struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == AgentWord { // import --verify's pod
+		os.Exit(agent.Main(context.Background(), os.Args[2:], os.Getenv, os.Stderr))
+	}
 	var cli CLI
 	ctx := kong.Parse(&cli, kong.Name("bind-fn"), kong.Description("BIND 9 on Kubernetes, rendered: plan a change, import a server."), kong.UsageOnError())
 	code, err := run(ctx)

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // replaceInFile replaces the first old in the file at path with new; old
@@ -129,12 +131,14 @@ func TestPlanGit(t *testing.T) {
 
 func TestImportExitCodes(t *testing.T) {
 	cases := map[string]struct {
-		reason string
-		conf   string
-		want   int
+		reason  string
+		conf    string
+		want    int
+		secrets bool
 	}{
-		"Lossless": {"Everything carried: exit 0.", "views", exitLossless},
-		"Lossy":    {"Statements not carried are listed: exit 2.", "lossy", exitLossy},
+		"Lossless": {"Everything carried: exit 0.", "resolver", exitLossless, false},
+		"Lossy":    {"Statements not carried are listed: exit 2.", "lossy", exitLossy, true},
+		"Views":    {"The dynamic zone's records would become agent-owned, the secondary zone's NOTIFYs are not sent: listed, exit 2, never \"lossless\".", "views", exitLossy, true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -147,6 +151,12 @@ func TestImportExitCodes(t *testing.T) {
 			}
 			if code != tc.want {
 				t.Errorf("%s\nexit %d, want %d; report:\n%s", tc.reason, code, tc.want, stderr.String())
+			}
+			if lossless := strings.Contains(stderr.String(), "import is lossless"); lossless != (tc.want == exitLossless) {
+				t.Errorf("%s\nthe report says lossless: %v, exit %d:\n%s", tc.reason, lossless, code, stderr.String())
+			}
+			if !tc.secrets {
+				return
 			}
 			if _, err := os.Stat(filepath.Join(out, "Kptfile")); err != nil {
 				t.Errorf("no Kptfile written: %v", err)
@@ -167,17 +177,63 @@ func TestImportExitCodes(t *testing.T) {
 	}
 }
 
-// TestPlanBadInput: new inputs bind-fn refuses make no plan; the error
-// names the object, field and file.
+// TestImportDoesNotRender: an import whose package bind-fn refuses exits 1
+// and never says "lossless" (issue 25: it printed "import is lossless",
+// then exited 1).
+func TestImportDoesNotRender(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "named.conf")
+	files := map[string]string{
+		conf:                       "acl \"a\\\"; }; zone \\\"evil\" { any; };\nzone \"a.example\" { type primary; file \"a.db\"; notify explicit; allow-query { \"a\\\"; }; zone \\\"evil\"; }; };\n",
+		filepath.Join(dir, "a.db"): "$TTL 60\n@ SOA ns. h. 1 3600 600 1209600 300\n@ NS ns.\n",
+	}
+	for p, s := range files {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code, err := (&ImportCmd{Conf: conf, Out: filepath.Join(dir, "pkg"), Cluster: "bind", Namespace: "dns", Replicas: 2, Format: "text"}).Run(&stdout, &stderr)
+	if code != 1 || err == nil || strings.Contains(stderr.String(), "lossless") || !strings.Contains(stderr.String(), "the imported package does not render") {
+		t.Errorf("exit %d, error %v, report:\n%s\nwant exit 1, an error, and no \"lossless\"", code, err, stderr.String())
+	}
+}
+
+// TestPlanBadInput: new inputs bind-fn refuses make no plan: exit 1 with
+// the error fn-render gives, naming the object, field and file.
 func TestPlanBadInput(t *testing.T) {
 	base := filepath.Join("..", "..", "internal", "plan", "testdata", "base")
-	dir := t.TempDir()
-	copyDir(t, base, dir)
-	replaceInFile(t, filepath.Join(dir, "records.yaml"), `"198.51.100.30"`, `"198.51.100.300"`)
-	var out bytes.Buffer
-	code, err := (&PlanCmd{Dir: dir, Old: base, Format: "markdown"}).Run(&out)
-	if code != 1 || err == nil || !strings.Contains(err.Error(), "DNSRecord dns/blog (records.yaml") || !strings.Contains(err.Error(), "spec.values[0]") {
-		t.Errorf("exit %d, error %v: want exit 1 and a located error", code, err)
+	cases := map[string]struct {
+		reason    string
+		old, new  string
+		wantInErr []string
+	}{
+		"BadAddress": {
+			reason: "An A value that is no address: the render's located error.",
+			old:    `"198.51.100.30"`, new: `"198.51.100.300"`,
+			wantInErr: []string{"DNSRecord dns/blog (records.yaml", "spec.values[0]"},
+		},
+		"DuplicateKey": {
+			reason: "A key set twice in a DNSRecord: fn-render refuses it (strict decoding), so plan must not plan the last value (issue 25).",
+			old:    "  ttl: 60\n", new: "  ttl: 30\n  ttl: 60\n",
+			wantInErr: []string{"records.yaml: document 0: DNSRecord dns/shop: spec.ttl", `duplicate field "ttl"`},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyDir(t, base, dir)
+			replaceInFile(t, filepath.Join(dir, "records.yaml"), tc.old, tc.new)
+			var out bytes.Buffer
+			code, err := (&PlanCmd{Dir: dir, Old: base, Format: "markdown"}).Run(&out)
+			ok := code == 1 && err != nil
+			for _, w := range tc.wantInErr {
+				ok = ok && strings.Contains(err.Error(), w)
+			}
+			if !ok {
+				t.Errorf("%s\nexit %d, error %v: want exit 1 and an error with %q", tc.reason, code, err, tc.wantInErr)
+			}
+		})
 	}
 }
 
@@ -254,5 +310,46 @@ func TestImportSecretsOutside(t *testing.T) {
 	code, err := (&ImportCmd{Conf: conf, Out: out, Secrets: filepath.Join(out, "keys", "secrets.yaml"), Cluster: "bind", Namespace: "dns", Replicas: 2, Format: "text"}).Run(&stdout, &stderr)
 	if code != 1 || err == nil || !strings.Contains(err.Error(), "inside the package") {
 		t.Errorf("exit %d, %v: want a refusal", code, err)
+	}
+}
+
+// TestImportVerify runs `bind-fn import --verify` as a user would (bin/bind-fn,
+// as root): an import BIND finds identical exits 0 and says so; one whose
+// signed zone has no keys to carry exits 2 with BIND's DNSKEY difference
+// listed.
+func TestImportVerify(t *testing.T) {
+	bindtools.RequireRoot(t)
+	bindtools.RequireBIND(t)
+	bin := bindtools.Bin(t, "bind-fn")
+	cases := map[string]struct {
+		reason string
+		conf   string
+		want   int
+		output []string
+	}{
+		"Identical": {"The classes configuration: every zone, query, recursion probe and NOTIFY the same under BIND.", "classes", exitLossless,
+			[]string{"verified by BIND: 5 zones by AXFR", "0 difference(s)", "import is lossless"}},
+		"KeysMissing": {"The signed configuration has no keys in its key directory: BIND signs the original with none, the render with new keys.", "signed", exitLossy,
+			[]string{"zone secure.example DNSKEY", "not carried (above)"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			conf := filepath.Join(bindtools.RepoRoot(t), "internal", "importer", "testdata", tc.conf, "named.conf")
+			cmd := exec.Command(bin, "import", "--verify", conf, "-o", filepath.Join(t.TempDir(), "pkg"))
+			out, err := cmd.CombinedOutput()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			ok := code == tc.want
+			for _, w := range tc.output {
+				ok = ok && strings.Contains(string(out), w)
+			}
+			if !ok {
+				t.Errorf("%s\nexit %d (want %d), output:\n%s", tc.reason, code, tc.want, out)
+			}
+		})
 	}
 }

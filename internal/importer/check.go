@@ -65,6 +65,7 @@ func (r *Result) Check(rand io.Reader) (diag.Results, error) {
 			break
 		}
 		drop := map[int]string{}
+		zones := map[string]string{}
 		var other diag.Results
 		for _, res := range rs {
 			if res.Severity != diag.Error {
@@ -75,12 +76,17 @@ func (r *Result) Check(rand io.Reader) (diag.Results, error) {
 				drop[i] = res.Message
 				continue
 			}
+			if _, ok := r.ZoneWhere[res.Source.Ref.Name]; ok && res.Source.Ref.Kind == v1alpha1.KindBindZone {
+				zones[res.Source.Ref.Name] = res.Field + ": " + res.Message
+				continue
+			}
 			other = append(other, res)
 		}
-		if len(other) > 0 || len(drop) == 0 || round > 3 {
+		if len(other) > 0 || (len(drop) == 0 && len(zones) == 0) || round > 3 {
 			return rs, nil
 		}
 		r.dropExtra(drop)
+		r.dropZones(zones)
 	}
 	err := r.compareZones(objs)
 	sortLosses(r.Losses)
@@ -89,6 +95,58 @@ func (r *Result) Check(rand io.Reader) (diag.Results, error) {
 
 func (r *Result) cluster() *v1alpha1.BindCluster {
 	return r.Objects["cluster.yaml"][0].(*v1alpha1.BindCluster)
+}
+
+// dropZones takes the zones bind-fn refuses out of the package: each is a
+// loss at its zone statement, and the rest of the package still renders.
+func (r *Result) dropZones(drop map[string]string) {
+	if len(drop) == 0 {
+		return
+	}
+	var keep []any
+	for _, o := range r.Objects["zones.yaml"] {
+		z := o.(*v1alpha1.BindZone)
+		msg, ok := drop[z.Name]
+		if !ok {
+			keep = append(keep, o)
+			continue
+		}
+		r.Losses = append(r.Losses, Loss{Where: r.ZoneWhere[z.Name], What: "zone " + z.Spec.ZoneName, Why: "bind-fn refuses the zone (" + msg + "): it is left out of the package"})
+		var zones []Zone
+		for _, rz := range r.Zones {
+			if rz.Name == z.Spec.ZoneName && (z.Spec.ViewRef == "" || r.viewName(z.Spec.ViewRef) == rz.View) {
+				continue
+			}
+			zones = append(zones, rz)
+		}
+		r.Zones = zones
+	}
+	r.Objects["zones.yaml"] = keep
+	sortLosses(r.Losses)
+}
+
+// pinnedSerial is the spec.soa.serial of the zone's BindZone.
+func (r *Result) pinnedSerial(view, zone string) *uint32 {
+	for _, o := range r.Objects["zones.yaml"] {
+		z := o.(*v1alpha1.BindZone)
+		if z.Spec.ZoneName == zone && (z.Spec.ViewRef == "" || r.viewName(z.Spec.ViewRef) == view) && z.Spec.SOA != nil {
+			return z.Spec.SOA.Serial
+		}
+	}
+	return nil
+}
+
+// viewName is the BIND name of a BindView object.
+func (r *Result) viewName(obj string) string {
+	for _, o := range r.Objects["views.yaml"] {
+		if v := o.(*v1alpha1.BindView); v.Name == obj {
+			if v.Spec.ViewName != "" {
+				return v.Spec.ViewName
+			}
+			return v.Name
+		}
+	}
+	return obj
 }
 
 func (r *Result) dropExtra(drop map[int]string) {
@@ -117,6 +175,10 @@ func (r *Result) compareZones(objs []render.Object) error {
 	if err != nil {
 		return err
 	}
+	serials, err := plan.ZoneSerials(pobjs)
+	if err != nil {
+		return err
+	}
 	for _, z := range r.Zones {
 		id := z.Name
 		if z.View != "" {
@@ -128,7 +190,13 @@ func (r *Result) compareZones(objs []render.Object) error {
 			r.Losses = append(r.Losses, Loss{Where: where, What: "zone " + z.Name, Why: "the render has no such zone"})
 			continue
 		}
-		want, _ := plan.ZoneDataOf(z.RRs)
+		want, serial := plan.ZoneDataOf(z.RRs)
+		if p := r.pinnedSerial(z.View, z.Name); p != nil {
+			serial = *p // a signed zone's is its signed version's
+		}
+		if z.Kind == "zone" && serials[id] != serial {
+			r.Losses = append(r.Losses, Loss{Where: where, What: fmt.Sprintf("zone %s serial %d", z.Name, serial), Why: fmt.Sprintf("the rendered zone has serial %d: the server's secondaries transfer only a higher serial", serials[id])})
+		}
 		switch z.Kind {
 		case "catalog":
 			r.compareCatalog(z, want, got)
@@ -212,9 +280,13 @@ func clean(m map[string]any) {
 			delete(m, k)
 		case map[string]any:
 			clean(x)
-			if len(x) == 0 {
+			if len(x) == 0 && !presence[k] {
 				delete(m, k)
 			}
 		}
 	}
 }
+
+// presence are fields whose empty value says something: `nsec3: {}` is
+// NSEC3 with BIND's default (all-zero) parameters, its absence NSEC.
+var presence = map[string]bool{"nsec3": true}

@@ -9,10 +9,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/miekg/dns"
 
 	"git.unkin.net/unkin/bind-fn/internal/importer"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden packages under testdata/<case>/golden/")
@@ -22,12 +24,14 @@ var update = flag.Bool("update", false, "rewrite the golden packages under testd
 // the report (what is not carried, with file:line) with golden/.
 func TestGoldenImports(t *testing.T) {
 	confs, err := filepath.Glob(filepath.Join("testdata", "*", "named.conf"))
-	if err != nil || len(confs) == 0 {
-		t.Fatalf("no cases: %v", err)
+	corpus, cerr := filepath.Glob(filepath.Join("testdata", "corpus", "*", "named.conf"))
+	if err != nil || cerr != nil || len(confs) == 0 || len(corpus) == 0 {
+		t.Fatalf("no cases: %v %v", err, cerr)
 	}
-	for _, conf := range confs {
+	for _, conf := range append(confs, corpus...) {
 		dir := filepath.Dir(conf)
-		t.Run(filepath.Base(dir), func(t *testing.T) {
+		name := strings.TrimPrefix(filepath.ToSlash(dir), "testdata/")
+		t.Run(name, func(t *testing.T) {
 			got := importFiles(t, conf)
 			golden := filepath.Join(dir, "golden")
 			if *update {
@@ -61,11 +65,22 @@ func importFiles(t *testing.T, conf string) map[string]string {
 	// remap.txt ("<absolute prefix> <directory relative to the case>")
 	// stands a copied system configuration where its paths point.
 	read, exists := os.ReadFile, func(p string) bool { _, err := os.Stat(p); return err == nil }
+	local, unlocal := func(p string) string { return p }, func(p string) string { return p }
 	if b, err := os.ReadFile(filepath.Join(dir, "remap.txt")); err == nil {
 		from, to, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
-		local := func(p string) string {
+		local = func(p string) string {
+			if p == from {
+				return filepath.Join(dir, to)
+			}
 			if rest, ok := strings.CutPrefix(p, from+"/"); ok {
 				return filepath.Join(dir, to, rest)
+			}
+			return p
+		}
+		base := filepath.Join(dir, to)
+		unlocal = func(p string) string {
+			if rest, ok := strings.CutPrefix(p, base+"/"); ok {
+				return from + "/" + rest
 			}
 			return p
 		}
@@ -78,7 +93,18 @@ func importFiles(t *testing.T, conf string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := importer.Import(stmts, importer.Options{ZoneDir: importer.ZoneDir(stmts, dir), Read: read, Exists: exists})
+	named := importer.NamedZoneReader(bindtools.BINDPath(t, "named-checkzone"))
+	readZone := func(origin, file, zdir string) ([]dns.RR, error) { return named(origin, local(file), local(zdir)) }
+	glob := func(p string) ([]string, error) {
+		l, err := filepath.Glob(local(p))
+		for i := range l {
+			l[i] = unlocal(l[i])
+		}
+		return l, err
+	}
+	signed := importer.NamedSignedSerial(bindtools.BINDPath(t, "named-checkzone"))
+	signedSerial := func(origin, file string) (uint32, error) { return signed(origin, local(file)) }
+	res, err := importer.Import(stmts, importer.Options{ZoneDir: importer.ZoneDir(stmts, dir), Read: read, Exists: exists, ReadZone: readZone, Glob: glob, SignedSerial: signedSerial})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,16 @@ type Options struct {
 	Read func(string) ([]byte, error)
 	// Exists says whether a file exists (for journals next to zone files).
 	Exists func(string) bool
+	// ReadZone reads zone files as BIND does (NamedZoneReader); without
+	// it miekg/dns reads them, and what it may read otherwise than BIND
+	// is a loss.
+	ReadZone ZoneReader
+	// SignedSerial reads a signed zone's served serial from its .signed
+	// version (NamedSignedSerial).
+	SignedSerial SignedSerial
+	// Glob lists files (filepath.Glob): a signed zone's DNSSEC keys in
+	// its key-directory.
+	Glob func(pattern string) ([]string, error)
 }
 
 // Loss is a statement the import cannot carry, or carries differently.
@@ -64,6 +74,9 @@ type Result struct {
 	Zones []Zone
 	// ExtraWhere is where each BindCluster extraOptions entry came from.
 	ExtraWhere []string
+	// ZoneWhere is where each BindZone came from (its zone statement), by
+	// object name.
+	ZoneWhere map[string]string
 }
 
 type importer struct {
@@ -91,6 +104,20 @@ type importer struct {
 	bindfn  bool
 	own     map[string]bool
 	viewKey map[string]string
+	// optRec and viewRec are the recursion settings of options and of
+	// each view (resolveRecursion).
+	optRec  *recursionSettings
+	viewRec map[string]*recursionSettings
+	// optNotify and viewNotify are the notify statements of options and
+	// of each view.
+	optNotify  namedconf.Located
+	viewNotify map[string]namedconf.Located
+	// alsoNotify are the also-notify lists of options ("") and views.
+	alsoNotify map[string][]string
+	// keyDir is options' key-directory; dnssecSecret the Secret of the
+	// signed zones' keys (keys.go).
+	keyDir       string
+	dnssecSecret *corev1.Secret
 }
 
 // Import imports a parsed named.conf.
@@ -104,13 +131,16 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	if opt.Replicas == 0 {
 		opt.Replicas = 2
 	}
-	im := &importer{opt: opt, res: &Result{Objects: map[string][]any{}}, keys: map[string]*v1alpha1.BindTSIGKey{}, keyObj: map[string]string{},
+	im := &importer{opt: opt, res: &Result{Objects: map[string][]any{}, ZoneWhere: map[string]string{}}, keys: map[string]*v1alpha1.BindTSIGKey{}, keyObj: map[string]string{},
 		acls: map[string]bool{}, lists: map[string][]string{}, policies: map[string]string{}, names: map[string]bool{}, rpz: map[string][]string{},
 		catalogs: map[string]map[string]bool{}, zoneObj: map[string]*v1alpha1.BindZone{}}
 	im.cluster = &v1alpha1.BindCluster{TypeMeta: tm(v1alpha1.KindBindCluster), ObjectMeta: im.meta(opt.Cluster), Spec: v1alpha1.BindClusterSpec{Replicas: opt.Replicas}}
 	im.zoneDir = opt.ZoneDir
 	im.bindfn = isBindFnRender(conf)
 	im.own, im.viewKey = map[string]bool{}, map[string]string{}
+	im.optRec, im.viewRec = &recursionSettings{}, map[string]*recursionSettings{}
+	im.viewNotify = map[string]namedconf.Located{}
+	im.alsoNotify = map[string][]string{}
 
 	var options *namedconf.Located
 	var views, zones []namedconf.Located
@@ -168,18 +198,7 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	}
 	// Recursion (BIND's default) makes a resolver; with views each view
 	// says (a view without its own recursion statement inherits options').
-	im.cluster.Spec.Mode = v1alpha1.ModeAuthoritative
-	if recursion && len(views) == 0 {
-		im.cluster.Spec.Mode = v1alpha1.ModeResolver
-	}
-	if recursion && len(views) > 0 {
-		for _, o := range im.res.Objects["views.yaml"] {
-			if v := o.(*v1alpha1.BindView); v.Spec.Recursion == nil {
-				r := true
-				v.Spec.Recursion = &r
-			}
-		}
-	}
+	im.resolveRecursion(recursion, views)
 
 	im.add("cluster.yaml", im.cluster)
 	var keyNames []string

@@ -1,12 +1,11 @@
 package importer
 
 import (
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 )
 
@@ -32,6 +31,13 @@ func (im *importer) options(o namedconf.Located) bool {
 			if name == "directory" && im.zoneDir == "" {
 				im.zoneDir = s.Arg(1)
 			}
+			if name == "key-directory" {
+				im.keyDir = s.Arg(1)
+			}
+			if name == "notify" {
+				im.optNotify = s // carried per zone (notify)
+				continue
+			}
 			if name == "allow-transfer" || name == "allow-update" {
 				// These change who may transfer or update: carried per zone
 				// where the zone says so, otherwise a loss.
@@ -49,24 +55,18 @@ func (im *importer) options(o namedconf.Located) bool {
 		case "recursion":
 			recursion = yes(s.Arg(1))
 			continue
-		case "allow-query", "allow-recursion", "forwarders":
-			if name == "forwarders" {
-				if els, ok := elements(s.Body); ok {
-					sp.Forwarders = els
-					continue
-				}
-			} else if els, ok := elements(s.Body); ok {
+		case "allow-query", "allow-recursion", "forwarders", "allow-query-cache":
+			if els, ok := elements(s.Body); ok {
+				im.optRec.set(s, els)
 				if name == "allow-query" {
 					sp.AllowQuery = els
-				} else if !(len(els) == 1 && els[0] == "none") {
-					sp.AllowRecursion = els
-				} else {
-					im.replaced(s, "bind-fn's default when recursion is off")
 				}
-				continue
+				if name != "allow-query-cache" {
+					continue
+				}
 			}
 		case "forward":
-			sp.ForwardOnly = s.Arg(1) == "only"
+			im.optRec.set(s, nil)
 			continue
 		case "dnssec-validation":
 			sp.DNSSECValidation = s.Arg(1)
@@ -83,6 +83,12 @@ func (im *importer) options(o namedconf.Located) bool {
 		case "response-policy":
 			im.responsePolicy(s, "")
 			continue
+		case "also-notify":
+			// Every zone without its own also-notify inherits it (notify.go).
+			if els, ok := elements(s.Body); ok {
+				im.alsoNotify[""] = im.expand(els)
+				continue
+			}
 		case "rate-limit":
 			if im.rateLimit(s) {
 				continue
@@ -171,8 +177,36 @@ func (im *importer) view(s namedconf.Located, i int) {
 		case "recursion":
 			r := yes(b.Arg(1))
 			v.Spec.Recursion = &r
+		case "allow-recursion", "allow-query-cache", "allow-query", "forwarders", "forward":
+			els, ok := elements(b.Body)
+			if !ok {
+				im.lose(b, "a nested address match list")
+				continue
+			}
+			if im.bindfn && b.Name() == "allow-recursion" {
+				im.replaced(b, "a bind-fn view's allow-recursion: the next render writes it")
+				continue
+			}
+			rec := im.viewRec[name]
+			if rec == nil {
+				rec = &recursionSettings{}
+				im.viewRec[name] = rec
+			}
+			rec.set(b, els)
+			if n := b.Name(); n == "allow-query" || n == "allow-query-cache" {
+				im.lose(b, "a view's "+n+": bind-fn has allowQuery per cluster and per zone, not per view")
+			}
 		case "zone":
 			zones = append(zones, b)
+		case "notify":
+			im.viewNotify[name] = b // carried per zone (notify)
+		case "also-notify":
+			els, ok := elements(b.Body)
+			if !ok {
+				im.lose(b, "a nested address match list")
+				continue
+			}
+			im.alsoNotify[name] = im.expand(els) // inherited by the view's zones (notify.go)
 		default:
 			rest = append(rest, b)
 		}
@@ -183,25 +217,8 @@ func (im *importer) view(s namedconf.Located, i int) {
 			im.responsePolicy(b, name)
 			continue
 		}
-		if b.Name() == "allow-recursion" {
-			// A recursive view recurses for the cluster's allowRecursion
-			// (localnets and localhost when unset), never for every client
-			// it matches: one list for every view (docs/validation.md).
-			els, ok := elements(b.Body)
-			switch sp := &im.cluster.Spec; {
-			case ok && len(els) == 1 && els[0] == "none":
-				im.replaced(b, "bind-fn's default when recursion is off")
-			case ok && len(sp.AllowRecursion) == 0:
-				sp.AllowRecursion = els
-			case ok && slices.Equal(sp.AllowRecursion, els):
-				im.replaced(b, "BindCluster spec.allowRecursion, which every recursive view uses")
-			default:
-				im.lose(b, "a view's own allow-recursion: bind-fn has one list, BindCluster spec.allowRecursion, for every recursive view")
-			}
-			continue
-		}
 		if im.bindfn && b.Name() == "dnssec-validation" {
-			im.replaced(b, "a view with recursion yes validates")
+			im.replaced(b, "a bind-fn view's validation: the next render writes it")
 			continue
 		}
 		im.lose(b, "view option bind-fn has no field for")
@@ -249,7 +266,12 @@ func (im *importer) dnssecPolicy(s namedconf.Located) {
 	}
 	for _, b := range s.Body {
 		if d, ok := durations[b.Name()]; ok && len(b.Words) == 2 {
-			*d = isoDuration(b.Arg(1))
+			v, err := model.ParseBINDDuration(b.Arg(1), false)
+			if err != nil {
+				im.lose(b, err.Error())
+				continue
+			}
+			*d = v.Text
 			continue
 		}
 		switch b.Name() {
@@ -307,7 +329,11 @@ func dnssecKey(k namedconf.Located) (v1alpha1.DNSSECKey, bool) {
 			if i+1 >= len(w) {
 				return key, false
 			}
-			key.Lifetime = isoDuration(w[i+1].Text)
+			d, err := model.ParseBINDDuration(w[i+1].Text, true)
+			if err != nil {
+				return key, false
+			}
+			key.Lifetime = d.Text
 			i++
 		case "algorithm":
 			if i+1 >= len(w) {
@@ -328,24 +354,4 @@ func dnssecKey(k namedconf.Located) (v1alpha1.DNSSECKey, bool) {
 		}
 	}
 	return key, true
-}
-
-// isoDuration writes BIND's plain seconds as ISO 8601 (bind-fn's form);
-// ISO 8601 and "unlimited" pass through.
-func isoDuration(s string) string {
-	n, err := strconv.ParseUint(s, 10, 32)
-	if err != nil {
-		return s
-	}
-	switch {
-	case n == 0:
-		return "PT0S"
-	case n%86400 == 0:
-		return fmt.Sprintf("P%dD", n/86400)
-	case n%3600 == 0:
-		return fmt.Sprintf("PT%dH", n/3600)
-	case n%60 == 0:
-		return fmt.Sprintf("PT%dM", n/60)
-	}
-	return fmt.Sprintf("PT%dS", n)
 }

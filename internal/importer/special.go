@@ -41,9 +41,19 @@ func (im *importer) catalogZone(s namedconf.Located, name, view string, v *v1alp
 	members := map[string]bool{}
 	zones := dns.CanonicalName("zones." + dns.Fqdn(name))
 	for _, rr := range rrs {
-		if p, ok := rr.(*dns.PTR); ok && dns.IsSubDomain(zones, dns.CanonicalName(p.Hdr.Name)) {
-			members[strings.ToLower(strings.TrimSuffix(p.Ptr, "."))] = true
+		owner := dns.CanonicalName(rr.Header().Name)
+		if !dns.IsSubDomain(zones, owner) || owner == zones {
+			continue
 		}
+		// <id>.zones PTR <member> is a member; anything below it (group,
+		// coo, allow-query/allow-transfer APL under ext) is a property of
+		// the member, which bind-fn's catalog does not write.
+		if p, ok := rr.(*dns.PTR); ok && dns.CountLabel(owner) == dns.CountLabel(zones)+1 {
+			members[strings.ToLower(strings.TrimSuffix(p.Ptr, "."))] = true
+			continue
+		}
+		im.res.Losses = append(im.res.Losses, Loss{Where: im.zonePath(opts["file"].Arg(1)) + ":1", What: clip(rr.String()),
+			Why: "a catalog member property (RFC 9432 group, coo, or BIND's allow-query/allow-transfer APL): bind-fn's catalog lists members without properties; set the member zone's own allowQuery/allowTransfer"})
 	}
 	if at := opts["allow-transfer"]; at.Name() != "" {
 		if els, ok := elements(at.Body); ok && len(els) == 1 && strings.HasPrefix(els[0], "key ") {
@@ -55,6 +65,8 @@ func (im *importer) catalogZone(s namedconf.Located, name, view string, v *v1alp
 	for n, o := range opts {
 		switch n {
 		case "type", "file", "allow-transfer":
+		case "notify":
+			im.replaced(o, "bind-fn NOTIFYs the catalog's secondaries itself")
 		case "also-notify":
 			if els, ok := elements(o.Body); ok && len(im.withoutOwn(els, nil)) == 0 && im.bindfn {
 				im.replaced(o, "bind-fn NOTIFYs its own secondaries")
@@ -71,7 +83,7 @@ func (im *importer) catalogZone(s namedconf.Located, name, view string, v *v1alp
 	}
 	im.replaced(s, fmt.Sprintf("catalog zone: bind-fn writes its content from the view's zones (member labels are bind-fn's own hashes; %d members listed)", len(members)))
 	im.catalogs[view] = members
-	im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, RRs: rrs, Kind: "catalog"})
+	im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: im.zonePath(opts["file"].Arg(1)), RRs: rrs, Kind: "catalog"})
 	im.add("catalog.yaml", c)
 }
 
@@ -135,7 +147,7 @@ func (im *importer) policyZone(s namedconf.Located, name, view string, opts map[
 		default:
 			if why, ok := zoneOwned[n]; ok {
 				im.replaced(o, why)
-			} else if n == "allow-query" || n == "allow-transfer" {
+			} else if n == "allow-query" || n == "allow-transfer" || n == "notify" {
 				im.replaced(o, "bind-fn serves policy zones to localhost only and transfers them to no one")
 			} else {
 				im.lose(o, "policy zone option bind-fn has no field for")

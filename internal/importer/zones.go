@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -25,7 +24,7 @@ type Zone struct {
 
 // zoneOwned are zone options bind-fn sets itself.
 var zoneOwned = map[string]string{
-	"file": "bind-fn places the zone file", "notify": "bind-fn sends keyed NOTIFYs to its secondaries",
+	"file":          "bind-fn places the zone file",
 	"key-directory": "pod path", "inline-signing": "implied by dnssecPolicyRef", "journal": "pod path",
 	"masterfile-format": "bind-fn writes text zone files", "allow-notify": "bind-fn admits NOTIFY by key",
 	"serial-update-method": "bind-fn sets it: unixtime for signed zones (a primary that lost its volume re-signs above the secondaries), BIND's default otherwise",
@@ -63,6 +62,12 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			im.policyZone(s, name, view, opts)
 			return false
 		}
+		if rz == name {
+			// A feed (a secondary RPZ from a vendor or another server):
+			// bind-fn's response-policy lists only the policy zones it
+			// writes itself, so the feed's rules would stop applying.
+			im.lose(s, "a "+typ+" response-policy zone (a feed): bind-fn's response-policy lists only BindPolicies, which it writes itself; the zone is kept as a "+typ+" zone, but its rules no longer apply")
+		}
 	}
 	z := &v1alpha1.BindZone{TypeMeta: tm(v1alpha1.KindBindZone), ObjectMeta: im.meta(im.objName("zone", objPrefix))}
 	z.Spec.ClusterRef = im.opt.Cluster
@@ -70,7 +75,7 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 	if v != nil {
 		z.Spec.ViewRef = v.Name
 	}
-	handled := map[string]bool{"type": true}
+	handled := map[string]bool{"type": true, "notify": true}
 	switch typ {
 	case "primary":
 		z.Spec.Type = v1alpha1.ZonePrimary
@@ -89,6 +94,16 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			return false
 		}
 		im.zoneRecords(z, rrs, f)
+		if _, own := opts["also-notify"]; !own {
+			// A zone without its own also-notify inherits its view's, else
+			// options' (BIND's inheritance).
+			if l, ok := im.alsoNotify[view]; ok {
+				z.Spec.AlsoNotify = append([]string(nil), l...)
+			} else if l, ok := im.alsoNotify[""]; ok {
+				z.Spec.AlsoNotify = append([]string(nil), l...)
+			}
+		}
+		defer im.notify(s, view, z, rrs, opts["notify"])
 		im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: im.zonePath(f.Arg(1)), RRs: rrs, Kind: "zone"})
 		handled["file"] = true
 	case "secondary", "stub":
@@ -119,6 +134,7 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			z.Spec.TransferKeyRef = im.keyRef(p, key)
 		}
 		handled["primaries"], handled["masters"], handled["file"] = true, true, true
+		defer im.notify(s, view, z, nil, opts["notify"])
 		if f := opts["file"]; f.Name() != "" {
 			im.replaced(f, "bind-fn keeps transferred zones on the data volume")
 		}
@@ -181,13 +197,16 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			if k, ok := simpleUpdatePolicy(b); ok {
 				z.Spec.DynamicUpdate = true
 				z.Spec.UpdateKeyRef = im.keyRef(b, k)
-				im.lose(b, "update-policy becomes allow-update { key "+k+"; } (the key may update any name in the zone)")
+				im.lose(b, "update-policy of zone "+name+" becomes allow-update { key "+k+"; } (the key may update any name in the zone)")
 				im.noteJournal(z, opts["file"])
 				continue
 			}
-			im.lose(b, "an update-policy bind-fn cannot express (one key granted the whole zone)")
+			im.lose(b, "an update-policy bind-fn cannot express (one key granted the whole zone): zone "+name+" is imported without dynamic updates")
 		case "dnssec-policy":
 			p, ok := im.policies[b.Arg(1)]
+			if !ok && b.Arg(1) == "default" {
+				p, ok = im.defaultPolicy(b), true
+			}
 			if !ok {
 				if b.Arg(1) == "none" {
 					continue
@@ -196,6 +215,10 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 				continue
 			}
 			z.Spec.DNSSECPolicyRef = p
+			if z.Spec.Type == v1alpha1.ZonePrimary && !im.bindfn {
+				im.signedKeys(b, name, opts)
+				im.signedSerial(z, opts["file"])
+			}
 		default:
 			if why, ok := zoneOwned[o]; ok {
 				im.replaced(b, why)
@@ -204,17 +227,41 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			im.lose(b, "zone option bind-fn has no field for")
 		}
 	}
+	if z.Spec.DynamicUpdate && len(z.Spec.Records) > 0 && !im.bindfn {
+		// bind-fn's agent owns a dynamic zone's spec.records: it puts them
+		// back by UPDATE, so a DHCP server's or an application's later
+		// change to one of these names would be undone.
+		im.lose(opts["file"], fmt.Sprintf("the %d existing RRsets of dynamic zone %s become BindZone spec.records, which the agent converges: later UPDATEs (DHCP, applications) to these names are reverted; bind-fn has no field for zone data it does not own", len(z.Spec.Records), name))
+	}
 	im.add("zones.yaml", z)
+	im.res.ZoneWhere[z.Name] = s.Where()
 	im.zoneObj[zoneKey(view, name)] = z
 	return z.Spec.Type == v1alpha1.ZonePrimary
 }
 
 func zoneKey(view, name string) string { return view + "/" + name }
 
+// defaultPolicy is BIND's built-in dnssec-policy "default" as a
+// BindDNSSECPolicy: one CSK, ecdsap256sha256, lifetime unlimited, NSEC,
+// BIND's default timings — what a BindDNSSECPolicy without fields renders.
+// named.conf cannot redefine "default", so it is named imported-default.
+func (im *importer) defaultPolicy(b namedconf.Located) string {
+	if p, ok := im.policies["default"]; ok {
+		return p
+	}
+	p := &v1alpha1.BindDNSSECPolicy{TypeMeta: tm(v1alpha1.KindBindDNSSECPolicy), ObjectMeta: im.meta(im.objName("dnssec", "imported-default"))}
+	p.Spec.ClusterRef = im.opt.Cluster
+	p.Spec.Keys = []v1alpha1.DNSSECKey{{Role: "csk", Algorithm: "ecdsap256sha256", Lifetime: "unlimited"}}
+	im.policies["default"] = p.Name
+	im.add("dnssec.yaml", p)
+	im.replaced(b, "BIND's built-in policy \"default\" becomes BindDNSSECPolicy "+p.Name+" (the same keys and timings; named.conf cannot redefine \"default\")")
+	return p.Name
+}
+
 // noteJournal reports a journal next to a dynamic zone's file: the file
 // alone lacks the updates since the last `rndc sync`.
 func (im *importer) noteJournal(z *v1alpha1.BindZone, f namedconf.Located) {
-	if f.Name() == "" || im.opt.Exists == nil {
+	if f.Name() == "" || im.opt.Exists == nil || im.opt.ReadZone != nil { // BIND's reader applies the journal
 		return
 	}
 	p := im.zonePath(f.Arg(1))
@@ -251,29 +298,22 @@ func (im *importer) zonePath(file string) string {
 	return filepath.Join(im.zoneDir, file)
 }
 
-// readZone reads a zone file with miekg/dns ($INCLUDE allowed, relative to
-// the zone directory as BIND resolves it).
+// readZone reads a zone file as BIND reads it (Options.ReadZone), or
+// with miekg/dns, whose differences from BIND the file may hit are losses.
 func (im *importer) readZone(origin, file string) ([]dns.RR, error) {
 	p := im.zonePath(file)
+	if im.opt.ReadZone != nil {
+		return im.opt.ReadZone(origin, p, im.zoneDir)
+	}
 	data, err := im.opt.Read(p)
 	if err != nil {
 		return nil, err
 	}
-	return ParseZone(origin, p, data, im.zoneDir)
-}
-
-// ParseZone reads zone file text with miekg/dns.
-func ParseZone(origin, file string, data []byte, includeDir string) ([]dns.RR, error) {
-	zp := dns.NewZoneParser(bytes.NewReader(data), dns.Fqdn(origin), file)
-	zp.SetIncludeAllowed(true)
-	var out []dns.RR
-	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
-		out = append(out, rr)
+	rrs, err := ParseZone(origin, p, data, im.zoneDir)
+	if err == nil {
+		im.res.Losses = append(im.res.Losses, bindOnly(p, data)...)
 	}
-	if err := zp.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return rrs, err
 }
 
 // rrsetOf groups RRs by owner and type, in file order of first appearance.
@@ -334,7 +374,10 @@ func (im *importer) zoneRecords(z *v1alpha1.BindZone, rrs []dns.RR, f namedconf.
 		case g.typ == dns.TypeSOA:
 			soa := g.rrs[0].(*dns.SOA)
 			r, rt, ex, mi := int32(soa.Refresh), int32(soa.Retry), int32(soa.Expire), int32(soa.Minttl)
-			z.Spec.SOA = &v1alpha1.SOASpec{PrimaryNS: soa.Ns, Email: mailOf(soa.Mbox), Refresh: &r, Retry: &rt, Expire: &ex, Minimum: &mi}
+			// The serial is carried: the server's secondaries hold it and
+			// transfer only a higher one.
+			serial := soa.Serial
+			z.Spec.SOA = &v1alpha1.SOASpec{PrimaryNS: soa.Ns, Email: mailOf(soa.Mbox), Serial: &serial, Refresh: &r, Retry: &rt, Expire: &ex, Minimum: &mi}
 			if g.ttl != def {
 				im.lose(f, fmt.Sprintf("SOA TTL %d differs from the zone's default TTL %d: bind-fn gives the SOA the default", g.ttl, def))
 			}
@@ -365,6 +408,7 @@ func (im *importer) zoneRecords(z *v1alpha1.BindZone, rrs []dns.RR, f namedconf.
 }
 
 // mailOf turns an SOA RNAME into an address: the first unescaped dot is the @.
+// A one-label RNAME ("h.") has no @: it stays the absolute name it is.
 func mailOf(mbox string) string {
 	m := strings.TrimSuffix(mbox, ".")
 	for i := 0; i < len(m); i++ {
@@ -376,7 +420,7 @@ func mailOf(mbox string) string {
 			return strings.ReplaceAll(m[:i], `\.`, ".") + "@" + m[i+1:]
 		}
 	}
-	return m
+	return dns.Fqdn(m)
 }
 
 // ZoneDir is where named finds relative zone files: the options

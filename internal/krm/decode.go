@@ -165,3 +165,12 @@ func readHeader(js []byte, h *header) error {
 	}
 	return nil
 }
+
+// DecodeJSON is how fn-render reads one object (a standalone YAML
+// document): strict, a key set twice is an error naming its field (see
+// FieldOf). bind-fn plan reads its inputs with it, so a package fn-render
+// refuses is refused by plan with the same error.
+func DecodeJSON(doc []byte) ([]byte, error) { return decodeJSON(doc) }
+
+// FieldOf is the field path a DecodeJSON error names ("" if none).
+func FieldOf(err error) string { return fieldOf(err) }

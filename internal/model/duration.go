@@ -73,3 +73,69 @@ func ParseDuration(s string, unlimited bool) (Duration, error) {
 	}
 	return Duration{Text: t, Seconds: total}, nil
 }
+
+// ParseBINDDuration reads a duration in every form BIND's named.conf
+// accepts for dnssec-policy (lib/isccfg parse_duration): ISO 8601 as
+// ParseDuration reads it, or a TTL-style value as dns_ttl_fromtext reads
+// it ("3600", "5d", "1h30m", "1w2d"; units w d h m s, any case). Its Text
+// is the ISO 8601 form the API takes ("5d" is P5D). bind-fn import reads
+// existing configurations with it; the API itself stays ISO 8601 only.
+func ParseBINDDuration(s string, unlimited bool) (Duration, error) {
+	t := strings.TrimSpace(s)
+	if t == "" || t[0] == 'P' || t[0] == 'p' || strings.EqualFold(t, "unlimited") {
+		return ParseDuration(t, unlimited)
+	}
+	secs, ok := ttlText(t)
+	if !ok {
+		return Duration{}, fmt.Errorf("cannot use %q as a duration: write ISO 8601 (P5D, PT1H) or BIND's TTL form (3600, 5d, 1h30m)", s)
+	}
+	if secs > math.MaxUint32 {
+		secs = math.MaxUint32
+	}
+	return Duration{Text: isoSeconds(secs), Seconds: secs}, nil
+}
+
+// ttlUnits are dns_ttl_fromtext's units.
+var ttlUnits = map[byte]uint64{'w': 7 * 86400, 'd': 86400, 'h': 3600, 'm': 60, 's': 1}
+
+// ttlText reads BIND's TTL text: digits alone are seconds; otherwise
+// every number has a unit, summed.
+func ttlText(s string) (uint64, bool) {
+	if n, err := strconv.ParseUint(s, 10, 32); err == nil {
+		return n, true
+	}
+	var total uint64
+	for s != "" {
+		i := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == 0 || i == len(s) || i > 10 {
+			return 0, false
+		}
+		u, ok := ttlUnits[s[i]|0x20]
+		if !ok {
+			return 0, false
+		}
+		n, _ := strconv.ParseUint(s[:i], 10, 64)
+		total += n * u
+		s = s[i+1:]
+	}
+	return total, true
+}
+
+// isoSeconds writes seconds in the largest ISO 8601 unit that divides
+// them exactly (P5D, PT1H, PT90S).
+func isoSeconds(n uint64) string {
+	switch {
+	case n == 0:
+		return "PT0S"
+	case n%86400 == 0:
+		return fmt.Sprintf("P%dD", n/86400)
+	case n%3600 == 0:
+		return fmt.Sprintf("PT%dH", n/3600)
+	case n%60 == 0:
+		return fmt.Sprintf("PT%dM", n/60)
+	}
+	return fmt.Sprintf("PT%dS", n)
+}

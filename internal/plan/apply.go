@@ -72,22 +72,34 @@ func (d ZoneData) Apply(changes []RRsetChange) ZoneData {
 // ZoneContents reads every zone file of a render (primary, catalog and
 // policy zones), by "view/zone" ("zone" without views).
 func ZoneContents(objs []Object) (map[string]ZoneData, error) {
+	out, _, err := zoneContents(objs)
+	return out, err
+}
+
+// ZoneSerials are the SOA serials of the rendered zones, by the same ids
+// as ZoneContents.
+func ZoneSerials(objs []Object) (map[string]uint32, error) {
+	_, serials, err := zoneContents(objs)
+	return serials, err
+}
+
+func zoneContents(objs []Object) (map[string]ZoneData, map[string]uint32, error) {
 	snaps, err := snapshots(objs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := map[string]ZoneData{}
+	out, serials := map[string]ZoneData{}, map[string]uint32{}
 	for _, s := range snaps {
 		for id, z := range s.zones() {
 			if z.err != nil {
-				return nil, z.err
+				return nil, nil, z.err
 			}
 			if z.text == nil {
 				continue
 			}
 			z.parse()
 			if z.err != nil {
-				return nil, z.err
+				return nil, nil, z.err
 			}
 			d := ZoneData{}
 			for k, set := range z.rrsets {
@@ -95,9 +107,10 @@ func ZoneContents(objs []Object) (map[string]ZoneData, error) {
 			}
 			if soa := soaSet(z.soa); soa != nil {
 				d[dataKey(dns.CanonicalName(z.soa.Hdr.Name), "SOA")] = RRsetData{TTL: soa.ttl, Values: soa.values}
+				serials[id] = z.soa.Serial
 			}
 			out[id] = d
 		}
 	}
-	return out, nil
+	return out, serials, nil
 }

@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +14,9 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 )
+
+// ttlLine is a DNSRecord's spec.ttl line.
+var ttlLine = regexp.MustCompile(`(?m)^(  )ttl: .*\n`)
 
 // bigChange is the benchmark's package: records RRsets (internal/gen, 20
 // zones, two views, 10% DNSRecords), rendered as kpt leaves it, and the new
@@ -38,7 +42,13 @@ func bigChange(tb testing.TB, records, changed int) (oldPkg, newPkg *plan.Packag
 		case i >= changed:
 			keep = append(keep, d)
 		case i%3 == 0:
-			keep = append(keep, strings.Replace(d, "  values:\n", "  ttl: 123\n  values:\n", 1))
+			// A new TTL: the existing ttl replaced, never a second ttl key
+			// (which fn-render, and so plan, refuse).
+			if ttlLine.MatchString(d) {
+				keep = append(keep, ttlLine.ReplaceAllString(d, "${1}ttl: 123\n"))
+			} else {
+				keep = append(keep, strings.Replace(d, "  values:\n", "  ttl: 123\n  values:\n", 1))
+			}
 		case i%3 == 1: // removed
 		default:
 			keep = append(keep, strings.Replace(d, "  name: \"", "  name: \"moved-", 1))

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/krm"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/render"
@@ -156,8 +157,14 @@ func (p *Package) AddFile(name string, data []byte) error {
 		if p.RenderedOnly && isInput(doc) {
 			continue
 		}
-		js, err := yaml.YAMLToJSON(doc)
-		if err != nil {
+		var js []byte
+		if isInput(doc) {
+			// An input is read as fn-render reads it (strict: a key set
+			// twice is an error), so plan refuses what the render refuses.
+			if js, err = krm.DecodeJSON(doc); err != nil {
+				return inputError(name, i, doc, err)
+			}
+		} else if js, err = yaml.YAMLToJSON(doc); err != nil {
 			return fmt.Errorf("%s: document %d: %w", name, i, err)
 		}
 		var m map[string]any
@@ -181,6 +188,19 @@ func (p *Package) AddFile(name string, data []byte) error {
 		}
 		p.Rendered = append(p.Rendered, o)
 	}
+}
+
+// inputError is fn-render's error for an input it cannot read, located
+// by file, document, object and field.
+func inputError(name string, i int, doc []byte, err error) error {
+	var m map[string]any
+	_ = yaml.Unmarshal(doc, &m) // last value wins: only the header is read
+	ref := diag.RefOf(m)
+	where := fmt.Sprintf("%s: document %d: %s %s/%s", name, i, ref.Kind, ref.Namespace, ref.Name)
+	if f := krm.FieldOf(err); f != "" {
+		where += ": " + f
+	}
+	return fmt.Errorf("%s: cannot read object: %w", where, err)
 }
 
 // isInput says whether a YAML document is a bind.unkin.net object, by its

@@ -32,7 +32,7 @@ func ownLab(t *testing.T) bool {
 	args := append([]string{"-n", "-m", "-p", "--fork", "--kill-child=SIGKILL", "--mount-proc", "--propagation", "private", self}, os.Args[1:]...)
 	args = append(args, "-test.run=^"+t.Name()+"$")
 	cmd := exec.Command(unshare, args...)
-	cmd.Env = append(os.Environ(), envInLab+"=1", envLabTest+"="+t.Name())
+	cmd.Env = append(os.Environ(), envInLab+"=1", envLabTest+"="+t.Name(), envLabRun+"="+newRunID()) // a run prefix: /run/netns is shared with every other lab
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Run(); err != nil {

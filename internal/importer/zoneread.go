@@ -1,0 +1,177 @@
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/miekg/dns"
+)
+
+// ZoneReader reads a zone file as the server would: origin, the file's
+// path, and named's working directory (its options `directory`), against
+// which BIND resolves relative $INCLUDE names, from any file.
+type ZoneReader func(origin, file, dir string) ([]dns.RR, error)
+
+// NamedZoneReader reads zone files with BIND's own loader:
+// named-checkzone (or named-compilezone) at path dumps the zone as named
+// loads it (-D), run in named's directory, so every rule where miekg/dns
+// and BIND differ is BIND's: the TTL of $GENERATE lines without one, a
+// file without $TTL (the SOA minimum, or RFC 1035's last explicit TTL),
+// $INCLUDE names relative to named's directory, and the zone's journal
+// (-j), which holds the updates a dynamic zone's file lacks. The checks
+// are off (-i none, -k/-n/-m/-M/-S/-T/-W/-r ignore): this reads, the
+// server's own options decided what it accepts.
+func NamedZoneReader(path string) ZoneReader {
+	return func(origin, file, dir string) ([]dns.RR, error) {
+		// The file is named as the import found it; named-checkzone runs
+		// in named's directory.
+		if abs, err := filepath.Abs(file); err == nil {
+			file = abs
+		}
+		if abs, err := filepath.Abs(dir); err == nil && dir != "" {
+			dir = abs
+		}
+		args := []string{"-D", "-o", "-", "-j", "-i", "none", "-k", "ignore", "-n", "ignore", "-m", "ignore", "-M", "ignore",
+			"-S", "ignore", "-T", "ignore", "-W", "ignore", "-r", "ignore", dns.Fqdn(origin), file}
+		cmd := exec.Command(path, args...)
+		cmd.Dir = dir
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			msg := strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(errb.String()), "\n", "; ")), " ")
+			return nil, fmt.Errorf("%s refuses the zone: %s", filepath.Base(path), msg)
+		}
+		rrs, err := parseDump(origin, file, out.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("cannot read %s's dump of %s: %w", filepath.Base(path), file, err)
+		}
+		return rrs, nil
+	}
+}
+
+// parseDump reads named-checkzone -D output: every record absolute, with
+// its TTL, so miekg/dns reads it as BIND wrote it. Lines before the first
+// record ("zone x/IN: loaded serial 5") and the closing "OK" are not
+// records.
+func parseDump(origin, file string, out []byte) ([]dns.RR, error) {
+	var recs []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if line == "" || line == "OK" || strings.HasPrefix(line, "zone ") || strings.HasPrefix(line, file+":") {
+			continue
+		}
+		recs = append(recs, line)
+	}
+	zp := dns.NewZoneParser(strings.NewReader(strings.Join(recs, "\n")+"\n"), dns.Fqdn(origin), file)
+	var rrs []dns.RR
+	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
+		rrs = append(rrs, rr)
+	}
+	return rrs, zp.Err()
+}
+
+// SignedSerial reads the serial a signed zone serves: its signed version
+// (BIND's <file>.signed, raw format, with its journal), which BIND raises
+// above the file's serial each time it re-signs.
+type SignedSerial func(origin, signedFile string) (uint32, error)
+
+// NamedSignedSerial reads it with named-checkzone -f raw -j at path.
+func NamedSignedSerial(path string) SignedSerial {
+	return func(origin, signedFile string) (uint32, error) {
+		var out, errb bytes.Buffer
+		cmd := exec.Command(path, "-f", "raw", "-j", "-D", "-o", "-", "-i", "none", dns.Fqdn(origin), signedFile)
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			return 0, fmt.Errorf("%s: %s", filepath.Base(path), strings.Join(strings.Fields(errb.String()), " "))
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if rr, err := dns.NewRR(line); err == nil && rr != nil {
+				if soa, ok := rr.(*dns.SOA); ok {
+					return soa.Serial, nil
+				}
+			}
+		}
+		return 0, fmt.Errorf("no SOA in %s", signedFile)
+	}
+}
+
+// LookNamedZoneReader is NamedZoneReader and NamedSignedSerial with
+// named-checkzone from PATH (or /usr/sbin, /usr/bin), nil when BIND's
+// tools are not installed.
+func LookNamedZoneReader() (ZoneReader, SignedSerial) {
+	for _, p := range []string{"named-checkzone", "/usr/sbin/named-checkzone", "/usr/bin/named-checkzone"} {
+		if path, err := exec.LookPath(p); err == nil {
+			return NamedZoneReader(path), NamedSignedSerial(path)
+		}
+	}
+	return nil, nil
+}
+
+// noTTL marks a record miekg/dns gave no TTL: a value no real file holds
+// (BIND caps TTLs at 2^31-1).
+const noTTL = 0xFFFFFFFF
+
+// ParseZone reads zone file text with miekg/dns, with BIND's rule for a
+// file without $TTL (lib/dns/master.c): an SOA without a TTL takes its
+// minimum, which then holds like a $TTL; records after an explicit TTL
+// keep it (RFC 1035). miekg/dns's other differences from BIND ($GENERATE
+// without a TTL, $INCLUDE relative to the including file) are reported by
+// the import (bindOnly) when BIND's reader is not there.
+func ParseZone(origin, file string, data []byte, includeDir string) ([]dns.RR, error) {
+	rrs, err := parseText(origin, file, data)
+	if err != nil {
+		return nil, err
+	}
+	for _, rr := range rrs {
+		if rr.Header().Ttl != noTTL {
+			continue
+		}
+		soa, ok := rr.(*dns.SOA)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s %s: no TTL specified, and no $TTL or SOA before it (BIND refuses the zone)", file, rr.Header().Name, dns.TypeToString[rr.Header().Rrtype])
+		}
+		// The SOA came first without a TTL: BIND reads the file as if it
+		// began with $TTL <minimum>.
+		return parseText(origin, file, append([]byte(fmt.Sprintf("$TTL %d\n", soa.Minttl)), data...))
+	}
+	return rrs, nil
+}
+
+func parseText(origin, file string, data []byte) ([]dns.RR, error) {
+	zp := dns.NewZoneParser(bytes.NewReader(data), dns.Fqdn(origin), file)
+	zp.SetIncludeAllowed(true)
+	zp.SetDefaultTTL(noTTL)
+	var out []dns.RR
+	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
+		out = append(out, rr)
+	}
+	if err := zp.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// bindOnly are the lines of a zone file miekg/dns reads otherwise than
+// BIND: $GENERATE (miekg/dns gives lines without a TTL 3600, BIND the
+// default TTL) and $INCLUDE of a relative name (miekg/dns resolves it from
+// the including file, BIND from named's directory).
+func bindOnly(file string, data []byte) []Loss {
+	var out []Loss
+	for i, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		switch strings.ToUpper(f[0]) {
+		case "$GENERATE":
+			out = append(out, Loss{Where: fmt.Sprintf("%s:%d", file, i+1), What: clip(strings.TrimSpace(line)), Why: "read by miekg/dns, which gives $GENERATE lines without a TTL 3600 where BIND gives the default TTL: import where named-checkzone is installed"})
+		case "$INCLUDE":
+			if !filepath.IsAbs(strings.Trim(f[1], `"`)) {
+				out = append(out, Loss{Where: fmt.Sprintf("%s:%d", file, i+1), What: clip(strings.TrimSpace(line)), Why: "read by miekg/dns, which resolves a relative $INCLUDE from the including file where BIND resolves it from named's directory: import where named-checkzone is installed"})
+			}
+		}
+	}
+	return out
+}
