@@ -132,7 +132,7 @@ func TestBoundaries(t *testing.T) {
 	r := renderInputs(t, Inputs(nil).Add(t, boundariesYAML), nil)
 	c := lab.startCluster(r, "fence", podPlan{IP: fenceIP, PrimarySvc: fenceSvc, NetnsPrefix: "fence-"})
 	defer c.stop()
-	c.waitReady(60 * time.Second)
+	c.waitReady(hang)
 
 	// DNSRecords added after the start reach named only by the agent's
 	// UPDATEs (the first ones were in the seeded zone file).
@@ -175,7 +175,7 @@ spec: {zoneRef: corp-ext, name: added, type: A, values: ["198.51.100.81"]}
 			}},
 		}
 		for _, s := range steps {
-			if err := eventually(30*time.Second, 200*time.Millisecond, s.err); err != nil {
+			if err := eventually(hang, 200*time.Millisecond, s.err); err != nil {
 				t.Errorf("%s: %s: %v", p.Name, s.what, err)
 			}
 		}

@@ -95,7 +95,7 @@ func TestImportLab(t *testing.T) {
 			n := lab.addNetns("orig-"+tc.name, tc.origIP)
 			log := &syncLog{}
 			lab.startProc(n, "", []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, []string{"/bin/sh", "-c", "cd " + shellQuote(dir) + " && exec " + named + " -g -c named.conf"}, log)
-			if err := eventually(20*time.Second, 100*time.Millisecond, func() error {
+			if err := eventually(hang, 100*time.Millisecond, func() error {
 				_, err := query(tc.origIP, "version.bind", dns.TypeTXT, q{tcp: true})
 				return err
 			}); err != nil {
@@ -114,7 +114,7 @@ func TestImportLab(t *testing.T) {
 			}
 			if tc.name == "signed" {
 				// A dynamic zone live from the server (--axfr), over its file.
-				rrs, err := importer.Transfer(tc.origIP, "dyn.example", &importer.TSIG{Name: xferKey.Name, Algorithm: "hmac-sha256", Secret: xferKey.Secret}, 5*time.Second)
+				rrs, err := importer.Transfer(tc.origIP, "dyn.example", &importer.TSIG{Name: xferKey.Name, Algorithm: "hmac-sha256", Secret: xferKey.Secret}, hang)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -146,7 +146,7 @@ func TestImportLab(t *testing.T) {
 				r.Clusters["imp-"+tc.name].Secrets[sec.Name] = sec
 			}
 			c := lab.startCluster(r, "imp-"+tc.name, podPlan{IP: tc.podIP, PrimarySvc: tc.svc})
-			c.waitReady(60 * time.Second)
+			c.waitReady(hang)
 			keys := viewKeys(t, c, r)
 
 			checked := 0
@@ -161,7 +161,7 @@ func TestImportLab(t *testing.T) {
 					continue
 				}
 				var got []dns.RR
-				err = eventually(20*time.Second, 200*time.Millisecond, func() error {
+				err = eventually(hang, 200*time.Millisecond, func() error {
 					got, err = axfrFromClient(c.Pods[0].Net.IP, z.Name, keys[z.View])
 					return err
 				})
@@ -184,7 +184,7 @@ func TestImportLab(t *testing.T) {
 				var answers []string
 				for _, s := range servers {
 					var a string
-					err := eventually(10*time.Second, 200*time.Millisecond, func() error {
+					err := eventually(hang, 200*time.Millisecond, func() error {
 						m, err := query(s, pq.name, pq.qtype, q{src: pq.src, rd: pq.rd, tcp: true})
 						if err != nil {
 							return err

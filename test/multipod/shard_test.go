@@ -230,7 +230,7 @@ func scenarioShardedZone(t *testing.T, lab *Lab) {
 	t1 := time.Now()
 	c := lab.startCluster(r, shardCluster, podPlan{IP: shardIP, PrimarySvc: shardSvc})
 	defer c.stop()
-	c.waitReady(60 * time.Second)
+	c.waitReady(hang)
 	ready := time.Since(t1)
 
 	var wg sync.WaitGroup
@@ -240,7 +240,7 @@ func scenarioShardedZone(t *testing.T, lab *Lab) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = eventually(30*time.Second, 100*time.Millisecond, func() error {
+			errs[i] = eventually(hang, 100*time.Millisecond, func() error {
 				got, err := soaSerial(p.Net.IP)
 				if err != nil {
 					return err
@@ -270,7 +270,7 @@ func scenarioShardedZone(t *testing.T, lab *Lab) {
 	want := fmt.Sprintf("%d records", countRRs(t, main, parts)+1)
 	for _, p := range c.Secondaries() {
 		var l string
-		err := eventually(5*time.Second, 50*time.Millisecond, func() error { // the log line may trail the answers
+		err := eventually(hang, 50*time.Millisecond, func() error { // the log line may trail the answers
 			l = strings.TrimSpace(grep(grep(p.Log.String(), "'"+shardZone+"/IN"), "Transfer completed"))
 			if !strings.Contains(l, want) {
 				return fmt.Errorf("%s logged no completed transfer of %s with %s:\n%s", p.Name, shardZone, want, l)
