@@ -2,10 +2,12 @@
 //
 //	bind-fn plan [DIR] [--git REF | --old DIR] [--format markdown|json]
 //	bind-fn import named.conf [--zone-dir DIR] -o PKG
+//	bind-fn render DIR
 //
 // plan says what a change does to DNS; import turns an existing BIND
-// server's configuration into a bind-fn package. The work is done in
-// internal/plan and internal/importer.
+// server's configuration into a bind-fn package; render does what kpt fn
+// render does with the package's bind-fn pipeline, without kpt. The work is
+// done in internal/plan, internal/importer and internal/krm.
 package main
 
 import (
@@ -18,6 +20,7 @@ import (
 type CLI struct {
 	Plan   PlanCmd   `cmd:"" help:"Show what a change to a package does to DNS."`
 	Import ImportCmd `cmd:"" help:"Turn a BIND server's named.conf and zone files into a bind-fn package."`
+	Render RenderCmd `cmd:"" help:"Render a package in place, as kpt fn render does with its fn-render and fn-validate pipeline (no kpt needed)."`
 }
 
 func main() {
@@ -37,6 +40,8 @@ func run(ctx *kong.Context) (int, error) {
 		return c.Run(os.Stdout)
 	case *ImportCmd:
 		return c.Run(os.Stdout, os.Stderr)
+	case *RenderCmd:
+		return c.Run(os.Stderr)
 	}
 	return 1, nil
 }
