@@ -1,10 +1,5 @@
-# bind-fn — build, generate, lint, test, images.
-#
-#   make test      everything CI runs (.ci/run): tools, build, lint, check-generate, go test
-#   make build     static binaries into bin/
-#   make images    image tarballs into out/images/ (no Docker engine needed)
-#   make generate  every generated file: deepcopy + CRDs from api/ (controller-gen), XRDs (hack/gen-xrd)
-#   make lint      gofmt, go vet, staticcheck (staticcheck.conf)
+# bind-fn — build, generate, lint, test, images. `make help` lists the targets
+# (from the `## target: what it does` lines below).
 #
 # Tests that need BIND, root or bin/ CLIs fail when those are missing; set
 # BINDFN_SKIP_BIND=1, BINDFN_SKIP_ROOT=1 or BINDFN_SKIP_CLI=1 to skip them instead.
@@ -40,12 +35,17 @@ pkg.function-bind := ./composition
 pkg.bind-fn       := ./cmd/bind-fn
 
 .PHONY: all tools build $(addprefix build-,$(BINARIES)) generate check-generate check-tidy \
-        lint test go-test bench images example demo clean help
+        lint test go-test race unit bench images example demo clean help
 
 all: test
 
+## help: this list (each target's `##` lines in the Makefile)
 help:
-	@sed -n '1,10p' Makefile
+	@awk '/^## [a-z0-9_.-]+: / { sub(/^## /, ""); i = index($$0, ":"); printf "  %-15s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2); next } \
+	     /^## / { sub(/^## /, ""); printf "  %-15s %s\n", "", $$0 }' $(firstword $(MAKEFILE_LIST))
+	@echo
+	@echo "Tests that need BIND, root or bin/ CLIs fail when those are missing; set"
+	@echo "BINDFN_SKIP_BIND=1, BINDFN_SKIP_ROOT=1 or BINDFN_SKIP_CLI=1 to skip them instead (make unit sets all three)."
 
 ## tools: Debian BIND + pinned CLIs (tools/*/go.mod, hack/build-external-dns.sh) into bin/, cached by version
 tools:
@@ -75,7 +75,9 @@ GEN_DIRS = api config package examples/crossplane
 GEN_HASH = find $(GEN_DIRS) -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
 
 ## check-generate: regenerate into the tree; fail on drift, or if go mod tidy would change go.mod/go.sum
-check-generate: tools
+## (installs controller-gen alone)
+check-generate:
+	@bash hack/install-tools.sh controller-gen
 	@before=$$($(GEN_HASH)); \
 	find config/crd -maxdepth 1 -name '*_*.yaml' -delete; \
 	$(MAKE) --no-print-directory generate; \
@@ -100,8 +102,9 @@ GOFILES = find . -name '*.go' -not -path './bin/*' -not -path './out/*' -not -pa
 
 ## lint: gofmt, go vet and staticcheck (every check but those staticcheck.conf disables, each with its reason);
 ## the own-module tests (test/crdcost, test/k8s) are vetted and staticchecked by their targets
-## (crd-cost, k8s-test, k8s-cluster), which compile them anyway
+## (crd-cost, k8s-test, k8s-cluster), which compile them anyway; installs staticcheck alone
 lint:
+	@bash hack/install-tools.sh staticcheck
 	@bad=$$($(GOFILES) | xargs -0 gofmt -l); \
 	if [ -n "$$bad" ]; then echo "lint: gofmt wants changes in:" >&2; echo "$$bad" >&2; echo "lint: run 'gofmt -w' on them" >&2; exit 1; fi
 	$(GO) vet $(PKGS)
@@ -109,11 +112,22 @@ lint:
 	$(BIN)/staticcheck $(PKGS)
 
 ## test: what CI runs
-test: tools build lint check-generate go-test crd-cost k8s-test k8s-cluster
+test: tools build lint check-generate go-test race crd-cost k8s-test k8s-cluster
 
 # Tests use bin/ (testutil.Bin), so build first even under make -j.
 go-test: tools build
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKGS)
+
+## race: go test -race on the packages that run goroutines of their own (agent, render, pipeline, krm);
+## part of make test (the agent's tests run real named, so it needs tools)
+RACE_PKGS ?= ./internal/agent/... ./internal/render/... ./internal/pipeline/... ./internal/krm/...
+race: tools
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(RACE_PKGS)
+
+## unit: the Go tests that need no root, no BIND, no tools and no bin/ CLIs (the others skip:
+## BINDFN_SKIP_BIND=1 BINDFN_SKIP_ROOT=1 BINDFN_SKIP_CLI=1, and -short); nothing is installed
+unit:
+	BINDFN_SKIP_BIND=1 BINDFN_SKIP_ROOT=1 BINDFN_SKIP_CLI=1 $(GO) test -short -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKGS)
 
 ## bench: go test benchmarks (1k, 10k records), then the whole-process benchmark
 ## (hack/bench.sh: fn-render, fn-validate vs the identity function and
@@ -157,6 +171,7 @@ example: build-bind-fn
 demo: build-bind-fn-agent
 	@bash hack/demo.sh
 
+## clean: remove out/ and the binaries make build wrote
 clean:
 	rm -rf $(OUT) $(addprefix $(BIN)/,$(BINARIES) image)
 
@@ -174,7 +189,8 @@ xpkg: build-function-bind
 
 ## crd-cost: the API server's own CRD validation (CEL cost budget included) on config/crd and on the CRDs Crossplane derives from both XRDs (own module: test/crdcost)
 .PHONY: crd-cost
-crd-cost: tools
+crd-cost:
+	@bash hack/install-tools.sh staticcheck
 	cd test/crdcost && $(GO) vet ./... && $(BIN)/staticcheck ./... && $(GO) mod tidy -diff && $(GO) test -count=1 ./...
 
 ## k8s-test: bind-fn on a real control plane (root): etcd + kube-apiserver + Crossplane core with function-bind, in a private network namespace (own module: test/k8s; see docs/kubernetes.md)
