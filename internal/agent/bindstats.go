@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// BIND's statistics channel (statistics-channels on localhost, DESIGN §10)
+// BIND's statistics channel (statistics-channels on localhost, docs/design.md#bind-statistics)
 // rendered beside the agent's own metrics with the bind_ prefix, named the
 // way prometheus-community/bind_exporter names the essentials so its
 // dashboards work.

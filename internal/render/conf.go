@@ -21,7 +21,7 @@ const (
 	Secondary
 )
 
-// NOTIFY and transfer rate limits, tuned as measured (DESIGN §6): BIND's
+// NOTIFY and transfer rate limits, tuned as measured (docs/design.md#replication): BIND's
 // defaults add 0.5-5 s to every update's propagation.
 const (
 	notifyRate      = 1000

@@ -86,8 +86,8 @@ func measure(t *testing.T, label, primary string, secondaries []string, zone str
 }
 
 // refPair is the hand-tuned reference: a hand-written primary and n
-// secondaries (plain named, no agent, no views), rates tuned as DESIGN §6
-// says, one dynamic zone, keyed NOTIFY and transfers.
+// secondaries (plain named, no agent, no views), rates tuned as
+// docs/design.md#replication says, one dynamic zone, keyed NOTIFY and transfers.
 type refPair struct {
 	primary     string
 	secondaries []string

@@ -15,7 +15,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
-// The boundaries cluster (issue 10 §4): two views with their own catalogs
+// The boundaries cluster (docs/design.md#boundaries): two views with their own catalogs
 // and their own update keys, a zone narrowed by allowQuery inside the
 // internal view (a catalog member but for its ACL), and a cluster
 // allowQuery that leaves out loopback.
@@ -107,7 +107,7 @@ func fenceIP(i int) string { return fmt.Sprintf("198.18.6.%d", 10+i) }
 
 const fenceSvc = "198.18.1.30"
 
-// TestBoundaries proves issue 10 §4 on real named and the real agent, on
+// TestBoundaries proves docs/design.md#boundaries on real named and the real agent, on
 // every pod of a three-pod cluster:
 //   - a zone's allowQuery reaches every server that serves it: a client of
 //     the zone's view outside the zone's ACL is refused by the primary and

@@ -16,7 +16,7 @@ import (
 	"github.com/miekg/dns"
 )
 
-// The clients people point at a BIND cluster (issue 11), run for real
+// The clients people point at a BIND cluster (docs/design.md#clients), run for real
 // against the rendered example: external-dns's RFC 2136 provider, nsupdate
 // with the rendered key.conf, dig AXFR with a transfer key.
 

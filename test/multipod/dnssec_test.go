@@ -20,7 +20,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 )
 
-// The signed cluster (issue #14): a primary and two secondaries serving two
+// The signed cluster (docs/design.md#dnssec): a primary and two secondaries serving two
 // signed zones, one with a KSK and a ZSK (ECDSA P-256), one with a CSK
 // (Ed25519). Its keys are the render's, shipped in <cluster>-dnssec.
 const (

@@ -52,7 +52,7 @@ var (
 	internalKey = TSIG{Name: "internal-client", Secret: "aW50ZXJuYWwtY2xpZW50LWtleS1tYXRlcmlhbC0xMjM0NTY3ODkw"}
 )
 
-// TestImportLab proves `bind-fn import` on real BIND (issue 13). For each
+// TestImportLab proves `bind-fn import` on real BIND (docs/design.md#plan-import). For each
 // configuration: the original named.conf runs as it is; the import is
 // rendered and run as a cluster (primary + secondary under the agent);
 // every zone the import read is transferred from both (AXFR, signed with a

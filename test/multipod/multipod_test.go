@@ -1,6 +1,6 @@
 // Package multipod runs rendered bind-fn clusters as real named processes
 // under the real agent, each pod in its own network and mount namespace,
-// inside a private lab network (DESIGN §9). See TestLab.
+// inside a private lab network (docs/design.md#lab). See TestLab.
 package multipod
 
 import (
@@ -65,7 +65,7 @@ func requirements(t *testing.T) (agentBin string) {
 	return bindtools.Bin(t, "bind-fn-agent")
 }
 
-// TestLab runs every scenario of issue #4. Outside the lab it re-executes
+// TestLab runs every scenario of docs/design.md#lab. Outside the lab it re-executes
 // itself inside one; inside, the subtests share one authoritative cluster.
 func TestLab(t *testing.T) {
 	agentBin := requirements(t)
@@ -141,7 +141,7 @@ func TestLab(t *testing.T) {
 // externalDNSVersion is what hack/build-external-dns.sh builds.
 const externalDNSVersion = "v0.23.0"
 
-// benchUpdates per series (issue #4: at least 50).
+// benchUpdates per series (at least 50: docs/design.md#lab).
 const benchUpdates = 60
 
 // zoneChecks are the zones of the example with a record each, per view.

@@ -18,7 +18,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/plan"
 )
 
-// TestPlanLab checks a plan's claims against real BIND (issue 13): the
+// TestPlanLab checks a plan's claims against real BIND (docs/design.md#plan-import): the
 // example cluster runs in the lab; every zone is transferred from the
 // primary (AXFR signed with its view's key; the RPZ allows no transfer) and
 // its serial read on every secondary; a change touching every kind of zone

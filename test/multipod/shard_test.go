@@ -15,7 +15,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 )
 
-// The sharded-zone cluster (issue #6): one generated static zone far larger
+// The sharded-zone cluster (docs/design.md#sharded-zones): one generated static zone far larger
 // than a ConfigMap, rendered into several zones ConfigMaps and joined by
 // $INCLUDE, served by a primary and two catalog secondaries.
 const (
@@ -209,7 +209,7 @@ func soaSerial(ip string) (uint32, error) {
 	return 0, fmt.Errorf("SOA: no SOA in %v", r.Answer)
 }
 
-// scenarioShardedZone (issue #6): a zone larger than one ConfigMap, split
+// scenarioShardedZone (docs/design.md#sharded-zones): a zone larger than one ConfigMap, split
 // by the renderer over several zones ConfigMaps, is loaded by the primary
 // through its $INCLUDEs and transferred whole to both catalog secondaries:
 // every pod answers the first and the last record of every part
