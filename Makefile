@@ -164,7 +164,8 @@ example: build-bind-fn
 	@cd $(OUT)/example && find . -path '*/rendered/*' -type f | sort | sed 's#^\./#  #'
 	@echo
 	@echo "--- named.conf of the authoritative primary (pod 0), from ConfigMap auth-config ---"
-	@$(GO) run ./hack/show-data -kind ConfigMap -name auth-config -key named.conf.primary \
+	@$(GOBUILD) -o $(BIN)/show-data ./hack/show-data # the flags of bin/bind-fn: its packages come from the build cache
+	@$(BIN)/show-data -kind ConfigMap -name auth-config -key named.conf.primary \
 	  < $(OUT)/example/authoritative/rendered/auth/configmap_auth-config.yaml
 
 ## demo: start examples/authoritative as real named pods in a private lab network and query it (root)
@@ -173,7 +174,7 @@ demo: build-bind-fn-agent
 
 ## clean: remove out/ and the binaries make build wrote
 clean:
-	rm -rf $(OUT) $(addprefix $(BIN)/,$(BINARIES) image)
+	rm -rf $(OUT) $(addprefix $(BIN)/,$(BINARIES) image show-data)
 
 ## xpkg: Crossplane packages into out/: function-bind.xpkg (runtime image embedded, no Docker engine), configuration-bind.xpkg (v2 XRD + Composition) and configuration-bind-claim.xpkg (legacy XRD + claim, Object-wrapping Composition)
 .PHONY: xpkg
