@@ -1,10 +1,5 @@
-# bind-fn — build, generate, lint, test, images.
-#
-#   make test      everything CI runs (.ci/run): tools, build, lint, check-generate, go test
-#   make build     static binaries into bin/
-#   make images    image tarballs into out/images/ (no Docker engine needed)
-#   make generate  every generated file: deepcopy + CRDs from api/ (controller-gen), XRDs (hack/gen-xrd)
-#   make lint      gofmt, go vet, staticcheck (staticcheck.conf)
+# bind-fn — build, generate, lint, test, images. `make help` lists the targets
+# (from the `## target: what it does` lines below).
 #
 # Tests that need BIND, root or bin/ CLIs fail when those are missing; set
 # BINDFN_SKIP_BIND=1, BINDFN_SKIP_ROOT=1 or BINDFN_SKIP_CLI=1 to skip them instead.
@@ -40,12 +35,17 @@ pkg.function-bind := ./composition
 pkg.bind-fn       := ./cmd/bind-fn
 
 .PHONY: all tools build $(addprefix build-,$(BINARIES)) generate check-generate check-tidy \
-        lint test go-test bench images example demo clean help
+        lint test go-test race unit bench images example demo clean help
 
 all: test
 
+## help: this list (each target's `##` lines in the Makefile)
 help:
-	@sed -n '1,10p' Makefile
+	@awk '/^## [a-z0-9_.-]+: / { sub(/^## /, ""); i = index($$0, ":"); printf "  %-15s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2); next } \
+	     /^## / { sub(/^## /, ""); printf "  %-15s %s\n", "", $$0 }' $(firstword $(MAKEFILE_LIST))
+	@echo
+	@echo "Tests that need BIND, root or bin/ CLIs fail when those are missing; set"
+	@echo "BINDFN_SKIP_BIND=1, BINDFN_SKIP_ROOT=1 or BINDFN_SKIP_CLI=1 to skip them instead (make unit sets all three)."
 
 ## tools: Debian BIND + pinned CLIs (tools/*/go.mod, hack/build-external-dns.sh) into bin/, cached by version
 tools:
@@ -75,7 +75,9 @@ GEN_DIRS = api config package examples/crossplane
 GEN_HASH = find $(GEN_DIRS) -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
 
 ## check-generate: regenerate into the tree; fail on drift, or if go mod tidy would change go.mod/go.sum
-check-generate: tools
+## (installs controller-gen alone)
+check-generate:
+	@bash hack/install-tools.sh controller-gen
 	@before=$$($(GEN_HASH)); \
 	find config/crd -maxdepth 1 -name '*_*.yaml' -delete; \
 	$(MAKE) --no-print-directory generate; \
@@ -100,8 +102,9 @@ GOFILES = find . -name '*.go' -not -path './bin/*' -not -path './out/*' -not -pa
 
 ## lint: gofmt, go vet and staticcheck (every check but those staticcheck.conf disables, each with its reason);
 ## the own-module tests (test/crdcost, test/k8s) are vetted and staticchecked by their targets
-## (crd-cost, k8s-test, k8s-cluster), which compile them anyway
+## (crd-cost, k8s-test, k8s-cluster), which compile them anyway; installs staticcheck alone
 lint:
+	@bash hack/install-tools.sh staticcheck
 	@bad=$$($(GOFILES) | xargs -0 gofmt -l); \
 	if [ -n "$$bad" ]; then echo "lint: gofmt wants changes in:" >&2; echo "$$bad" >&2; echo "lint: run 'gofmt -w' on them" >&2; exit 1; fi
 	$(GO) vet $(PKGS)
@@ -109,7 +112,7 @@ lint:
 	$(BIN)/staticcheck $(PKGS)
 
 ## test: what CI runs
-test: tools build lint check-generate go-test go-test-9.18 crd-cost k8s-test k8s-cluster
+test: tools build lint check-generate go-test go-test-9.18 race crd-cost k8s-test k8s-cluster
 
 # Tests use bin/ (testutil.Bin), so build first even under make -j.
 # Tests that run named start BIND 9.20 (the release bind-fn ships); the checkers
@@ -123,6 +126,18 @@ NAMED_PKGS ?= ./internal/agent/... ./test/multipod/... ./test/differential/...
 go-test-9.18: tools build
 	BINDFN_BIND=9.18 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(NAMED_PKGS)
 	BINDFN_BIND=9.18 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) -run '^TestOperatorManifestsServe$$' ./test
+
+## race: go test -race on the packages that run goroutines of their own (agent, render, pipeline, krm);
+## part of make test (the agent's tests run real named, so it needs tools)
+RACE_PKGS ?= ./internal/agent/... ./internal/render/... ./internal/pipeline/... ./internal/krm/...
+race: tools
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(RACE_PKGS)
+
+## unit: go test on any machine, nothing installed: a test whose root, BIND or bin/ CLI is missing
+## skips instead of failing (BINDFN_SKIP_BIND=1 BINDFN_SKIP_ROOT=1 BINDFN_SKIP_CLI=1), and -short;
+## where they are present those tests run (2 min 51 s as root with BIND, warm build cache)
+unit:
+	BINDFN_SKIP_BIND=1 BINDFN_SKIP_ROOT=1 BINDFN_SKIP_CLI=1 $(GO) test -short -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKGS)
 
 ## bench: go test benchmarks (1k, 10k records), then the whole-process benchmark
 ## (hack/bench.sh: fn-render, fn-validate vs the identity function and
@@ -149,30 +164,29 @@ images: build
 	@# BIND 9.20 from the pinned Debian trixie packages (root needed: chroot for ldd)
 	IMAGE_TOOL=$(IMAGE_TOOL) IMAGE_REPO=$(IMAGE_REPO) bash hack/bind-image.sh $(OUT)/images/bind9.tar
 
-## example: render examples/authoritative and examples/resolver with kpt fn render into out/example/
-## (builds only what it needs: fn-render, fn-validate and kpt; make test builds the rest)
-example: build-fn-render build-fn-validate
-	@bash hack/install-tools.sh kpt
+## example: render examples/authoritative and examples/resolver into out/example/ with bind-fn render
+## (kpt fn render's pipeline and output, no kpt: builds only bin/bind-fn; TestRenderMatchesKpt holds the two equal)
+example: build-bind-fn
 	@mkdir -p $(OUT)/example
 	@for n in authoritative resolver; do \
 	  rm -rf "$(OUT)/example/$$n"; cp -r "examples/$$n" "$(OUT)/example/$$n"; \
-	  sed -i -e 's#- image: .*/fn-validate:.*#- exec: $(BIN)/fn-validate#' \
-	         -e 's#- image: .*/fn-render:.*#- exec: $(BIN)/fn-render#' "$(OUT)/example/$$n/Kptfile"; \
-	  $(BIN)/kpt fn render --allow-exec "$(OUT)/example/$$n" >/dev/null; \
+	  log=$$($(BIN)/bind-fn render "$(OUT)/example/$$n" 2>&1) || { echo "$$log" >&2; exit 1; }; \
 	done
-	@echo "Rendered examples/authoritative and examples/resolver with kpt into out/example/:"
+	@echo "Rendered examples/authoritative and examples/resolver into out/example/ (what kpt fn render writes):"
 	@cd $(OUT)/example && find . -path '*/rendered/*' -type f | sort | sed 's#^\./#  #'
 	@echo
 	@echo "--- named.conf of the authoritative primary (pod 0), from ConfigMap auth-config ---"
-	@$(BIN)/kpt fn source $(OUT)/example/authoritative/rendered 2>/dev/null | \
-	  go run ./hack/show-data -kind ConfigMap -name auth-config -key named.conf.primary
+	@$(GOBUILD) -o $(BIN)/show-data ./hack/show-data # the flags of bin/bind-fn: its packages come from the build cache
+	@$(BIN)/show-data -kind ConfigMap -name auth-config -key named.conf.primary \
+	  < $(OUT)/example/authoritative/rendered/auth/configmap_auth-config.yaml
 
 ## demo: start examples/authoritative as real named pods in a private lab network and query it (root)
 demo: build-bind-fn-agent
 	@bash hack/demo.sh
 
+## clean: remove out/ and the binaries make build wrote
 clean:
-	rm -rf $(OUT) $(addprefix $(BIN)/,$(BINARIES) image)
+	rm -rf $(OUT) $(addprefix $(BIN)/,$(BINARIES) image show-data)
 
 ## xpkg: Crossplane packages into out/: function-bind.xpkg (runtime image embedded, no Docker engine), configuration-bind.xpkg (v2 XRD + Composition) and configuration-bind-claim.xpkg (legacy XRD + claim, Object-wrapping Composition)
 .PHONY: xpkg
@@ -188,7 +202,8 @@ xpkg: build-function-bind
 
 ## crd-cost: the API server's own CRD validation (CEL cost budget included) on config/crd and on the CRDs Crossplane derives from both XRDs (own module: test/crdcost)
 .PHONY: crd-cost
-crd-cost: tools
+crd-cost:
+	@bash hack/install-tools.sh staticcheck
 	cd test/crdcost && $(GO) vet ./... && $(BIN)/staticcheck ./... && $(GO) mod tidy -diff && $(GO) test -count=1 ./...
 
 ## k8s-test: bind-fn on a real control plane (root): etcd + kube-apiserver + Crossplane core with function-bind, in a private network namespace (own module: test/k8s; see docs/kubernetes.md)

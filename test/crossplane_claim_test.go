@@ -42,7 +42,7 @@ func claimRenderErr(t *testing.T, port int, xr, composition string, extra ...str
 	args := append([]string{"render", xr, filepath.Join(dir, composition), filepath.Join(dir, "..", "functions.yaml"),
 		"-a", "render.crossplane.io/runtime-development-target=127.0.0.1:" + itoa(port),
 		"--required-resources=" + filepath.Join(dir, "required.yaml"),
-		"--timeout=60s",
+		"--timeout=" + bindtools.Hang.String(),
 	}, extra...)
 	cmd := exec.Command(bindtools.Bin(t, "crossplane"), args...)
 	var stderr bytes.Buffer

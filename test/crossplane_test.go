@@ -47,7 +47,7 @@ func startFunction(t *testing.T, bin string) int {
 			t.Logf("function-bind log:\n%s", logs.String())
 		}
 	})
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(bindtools.Hang)
 	for {
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond)
 		if err == nil {
@@ -71,7 +71,7 @@ func crossplaneRender(t *testing.T, port int, extra ...string) []byte {
 		filepath.Join(ex, "xr.yaml"), filepath.Join(ex, "composition.yaml"), filepath.Join(ex, "functions.yaml"),
 		"-a", fmt.Sprintf("render.crossplane.io/runtime-development-target=127.0.0.1:%d", port),
 		"--required-resources=" + filepath.Join(ex, "required.yaml"),
-		"--timeout=60s",
+		"--timeout=" + bindtools.Hang.String(),
 	}, extra...)
 	cmd := exec.Command(bindtools.Bin(t, "crossplane"), args...)
 	var stderr bytes.Buffer

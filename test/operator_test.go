@@ -24,7 +24,7 @@ import (
 
 // operatorPackage is test/testdata/operator: manifests written for the old
 // bind-operator, every field name and default of its history (the seeds)
-// and of DESIGN §2, status included, two clusters sharing a key.
+// and of the API (docs/design.md#inputs), status included, two clusters sharing a key.
 func operatorPackage(t *testing.T) []model.Item {
 	return testutil.ReadItems(t, filepath.Join(bindtools.RepoRoot(t), "test", "testdata", "operator"))
 }

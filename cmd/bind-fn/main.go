@@ -2,12 +2,14 @@
 //
 //	bind-fn plan [DIR] [--git REF | --old DIR] [--format markdown|json]
 //	bind-fn import named.conf [--zone-dir DIR] [--verify] -o PKG
+//	bind-fn render DIR
 //
 // plan says what a change does to DNS; import turns an existing BIND
 // server's configuration into a bind-fn package (--verify checks it with
 // real BIND; its pod runs `bind-fn verify-agent`, the agent, in place of
-// bind-fn-agent). The work is done in
-// internal/plan and internal/importer.
+// bind-fn-agent); render does what kpt fn render does with the package's
+// bind-fn pipeline, without kpt. The work is done in internal/plan,
+// internal/importer and internal/krm.
 package main
 
 import (
@@ -23,6 +25,7 @@ import (
 type CLI struct {
 	Plan   PlanCmd   `cmd:"" help:"Show what a change to a package does to DNS."`
 	Import ImportCmd `cmd:"" help:"Turn a BIND server's named.conf and zone files into a bind-fn package."`
+	Render RenderCmd `cmd:"" help:"Render a package in place, as kpt fn render does with its fn-render and fn-validate pipeline (no kpt needed)."`
 }
 
 func main() {
@@ -45,6 +48,8 @@ func run(ctx *kong.Context) (int, error) {
 		return c.Run(os.Stdout)
 	case *ImportCmd:
 		return c.Run(os.Stdout, os.Stderr)
+	case *RenderCmd:
+		return c.Run(os.Stderr)
 	}
 	return 1, nil
 }

@@ -157,7 +157,7 @@ func TestSameSchema(t *testing.T) {
 // maxLength, a list by maxItems (its strings by maxLength), a map by
 // maxProperties. Without them the API server costs a rule for a 3 MB value
 // once per possible list entry, and refuses the CRD Crossplane derives from
-// the XRD (issue 12). test/crdcost runs the API server's own check.
+// the XRD (docs/design.md#crd-bounds). test/crdcost runs the API server's own check.
 func TestCELBounds(t *testing.T) {
 	root := bindtools.RepoRoot(t)
 	for name, cfg := range map[string]func(string) Config{"Namespaced": DefaultConfig, "Legacy": LegacyConfig} {

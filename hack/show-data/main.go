@@ -1,5 +1,5 @@
 // Command show-data prints one data key of one object from a ResourceList
-// or YAML stream on stdin (make example uses it to show a rendered file).
+// or a YAML stream of objects on stdin (make example uses it to show a rendered file).
 package main
 
 import (
@@ -21,12 +21,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "show-data:", err)
 		os.Exit(1)
 	}
-	rl, err := fn.ParseResourceList(in)
+	objs, err := fn.ParseKubeObjects(in)
+	if rl, rerr := fn.ParseResourceList(in); rerr == nil {
+		objs, err = rl.Items, nil
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "show-data:", err)
 		os.Exit(1)
 	}
-	for _, o := range rl.Items {
+	for _, o := range objs {
 		if o.GetKind() == *kind && o.GetName() == *name {
 			v, found, err := o.NestedString("data", *key)
 			if err != nil || !found {

@@ -74,7 +74,7 @@ func TestRealNamedPrimary(t *testing.T) {
 	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), secondary, l.primaryDoc(records))
 
 	a, stop := l.run(l.options(0, res))
-	waitFor(t, 15*time.Second, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	waitFor(t, bindtools.Hang, "primary ready", func() bool { return a.State().Snapshot().Ready })
 	pid := namedPID(t, l.runDir)
 	if got := a.State().Snapshot().NamedPID; strconv.Itoa(got) != pid {
 		t.Errorf("status namedPID = %d, pid file says %s", got, pid)
@@ -86,7 +86,7 @@ func TestRealNamedPrimary(t *testing.T) {
 	}
 
 	t.Run("DynamicRecordsConverge", func(t *testing.T) {
-		waitFor(t, 10*time.Second, "initial records", func() bool {
+		waitFor(t, bindtools.Hang, "initial records", func() bool {
 			return cmp.Equal(answers(l.addr(), "www.dyn.test", dns.TypeA), []string{"192.0.2.1"}) &&
 				cmp.Equal(answers(l.addr(), "txt.dyn.test", dns.TypeTXT), []string{`"hello"`})
 		})
@@ -96,7 +96,7 @@ func TestRealNamedPrimary(t *testing.T) {
 			"www 300 IN A 192.0.2.3",
 			"@ 300 IN MX 10 ns.dyn.test.",
 		}))
-		waitFor(t, 15*time.Second, "changed records", func() bool {
+		waitFor(t, bindtools.Hang, "changed records", func() bool {
 			return cmp.Equal(answers(l.addr(), "www.dyn.test", dns.TypeA), []string{"192.0.2.2", "192.0.2.3"}) &&
 				answers(l.addr(), "txt.dyn.test", dns.TypeTXT) == nil &&
 				cmp.Equal(answers(l.addr(), "dyn.test", dns.TypeMX), []string{"10 ns.dyn.test."})
@@ -116,20 +116,17 @@ func TestRealNamedPrimary(t *testing.T) {
 		l.writeConfig(l.fixture(layout.NamedConfPrimary, map[string]string{"@EXTRA@": extra}), secondary, l.primaryDoc([]string{
 			"www 300 IN A 192.0.2.2", "www 300 IN A 192.0.2.3", "@ 300 IN MX 10 ns.dyn.test.",
 		}))
-		took := waitFor(t, 10*time.Second, "added zone and changed record served", func() bool {
+		took := waitFor(t, bindtools.Hang, "added zone and changed record served", func() bool {
 			return cmp.Equal(answers(l.addr(), "ns.added.test", dns.TypeA), []string{"192.0.2.54"}) &&
 				cmp.Equal(answers(l.addr(), "www.static.test", dns.TypeA), []string{"192.0.2.20"})
 		})
-		// About 1 s is the goal (poll + named-checkconf + rndc); the bound is
-		// loose because CI machines are loaded. The multi-pod suite measures it.
+		// About 1 s idle (poll + named-checkconf + rndc): reported, not
+		// asserted; BENCHMARKS.md holds the budget.
 		t.Logf("swap served after %s", took)
-		if took > 4*time.Second {
-			t.Errorf("swap applied after %s, want about 1s", took)
-		}
 		if got := namedPID(t, l.runDir); got != pid {
 			t.Errorf("named restarted: pid %s, was %s", got, pid)
 		}
-		waitFor(t, 2*time.Second, "reloads_total{kind=reload} counted", func() bool {
+		waitFor(t, bindtools.Hang, "reloads_total{kind=reload} counted", func() bool {
 			return value(a.State().Metrics().Reloads.WithLabelValues(kindReload)) > before
 		})
 	})
@@ -137,13 +134,13 @@ func TestRealNamedPrimary(t *testing.T) {
 	t.Run("PeerChangeReconfigures", func(t *testing.T) {
 		before := value(a.State().Metrics().PeerChanges)
 		res.set("lab-1.lab-headless", "127.0.0.3")
-		waitFor(t, 5*time.Second, "servers.conf rewritten", func() bool {
+		waitFor(t, bindtools.Hang, "servers.conf rewritten", func() bool {
 			b, _ := os.ReadFile(filepath.Join(l.runDir, layout.ServersInclude))
 			return strings.Contains(string(b), "127.0.0.3 key") && value(a.State().Metrics().PeerChanges) > before
 		})
 		// The main loop writes, then applies: an apply ending after now includes the new list.
 		seen := time.Now()
-		waitFor(t, 10*time.Second, "new peers applied by rndc reconfig", func() bool {
+		waitFor(t, bindtools.Hang, "new peers applied by rndc reconfig", func() bool {
 			st := a.State().Snapshot()
 			return st.LastApply != nil && st.LastApply.After(seen)
 		})
@@ -155,7 +152,7 @@ func TestRealNamedPrimary(t *testing.T) {
 	t.Run("BrokenSwapRefused", func(t *testing.T) {
 		broken := l.fixture(layout.NamedConfPrimary, map[string]string{"@EXTRA@": "zone \"broken.test\" { type primary; bogus-option yes; };"})
 		l.writeConfig(broken, secondary, l.primaryDoc([]string{"www 300 IN A 192.0.2.2", "www 300 IN A 192.0.2.3", "@ 300 IN MX 10 ns.dyn.test."}))
-		waitFor(t, 10*time.Second, "error in status", func() bool { return a.State().Snapshot().LastError != nil })
+		waitFor(t, bindtools.Hang, "error in status", func() bool { return a.State().Snapshot().LastError != nil })
 		e := a.State().Snapshot().LastError
 		if !strings.HasSuffix(e.File, layout.NamedConfPrimary) || e.Line == 0 || !strings.Contains(e.Message, "bogus-option") {
 			t.Errorf("lastError = %+v, want checkconf's file:line about bogus-option", e)
@@ -175,7 +172,7 @@ func TestRealNamedPrimary(t *testing.T) {
 		}
 		// Fixing it applies again and clears the error.
 		l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), secondary, l.primaryDoc([]string{"www 300 IN A 192.0.2.2"}))
-		waitFor(t, 10*time.Second, "fixed config applied", func() bool {
+		waitFor(t, bindtools.Hang, "fixed config applied", func() bool {
 			return a.State().Snapshot().LastError == nil && answers(l.addr(), "ns.added.test", dns.TypeA) == nil
 		})
 	})
@@ -219,9 +216,9 @@ func TestRealNamedSecondary(t *testing.T) {
 		t.Error("no log line says the secondary waits for its primary")
 	}
 	sres.set("lab-primary", "127.0.0.1")
-	waitFor(t, 15*time.Second, "primary ready", func() bool { return pa.State().Snapshot().Ready })
-	waitFor(t, 15*time.Second, "secondary ready", func() bool { return sa.State().Snapshot().Ready })
-	waitFor(t, 10*time.Second, "secondary serves the dynamic record", func() bool {
+	waitFor(t, bindtools.Hang, "primary ready", func() bool { return pa.State().Snapshot().Ready })
+	t.Logf("secondary ready after %s", waitFor(t, bindtools.Hang, "secondary ready", func() bool { return sa.State().Snapshot().Ready }))
+	waitFor(t, bindtools.Hang, "secondary serves the dynamic record", func() bool {
 		return cmp.Equal(answers(s.addr(), "www.dyn.test", dns.TypeA), []string{"192.0.2.1"})
 	})
 	if sa.Role() != RoleSecondary || sa.State().Snapshot().Role != RoleSecondary {
@@ -234,7 +231,7 @@ func TestRealNamedSecondary(t *testing.T) {
 
 	pdoc.DynamicZones[0].Records = []string{"www 300 IN A 192.0.2.99"}
 	p.writeConfig(p.fixture(layout.NamedConfPrimary, nil), p.fixture(layout.NamedConfSecondary, nil), pdoc)
-	waitFor(t, 10*time.Second, "secondary follows the update", func() bool {
+	waitFor(t, bindtools.Hang, "secondary follows the update", func() bool {
 		return cmp.Equal(answers(s.addr(), "www.dyn.test", dns.TypeA), []string{"192.0.2.99"})
 	})
 	if strings.Contains(s.logs.String(), "refused notify") {
@@ -274,10 +271,10 @@ func TestRealNamedConvergeClasses(t *testing.T) {
 	o := l.options(0, res)
 	o.ConvergeInterval = 100 * time.Millisecond
 	a, stop := l.run(o)
-	waitFor(t, 15*time.Second, "primary ready (its readiness query signed with hmac-md5)", func() bool { return a.State().Snapshot().Ready })
+	waitFor(t, bindtools.Hang, "primary ready (its readiness query signed with hmac-md5)", func() bool { return a.State().Snapshot().Ready })
 
 	m := a.State().Metrics()
-	waitFor(t, 20*time.Second, "a pass that finds the zone converged by its SOA serial alone", func() bool {
+	waitFor(t, bindtools.Hang, "a pass that finds the zone converged by its SOA serial alone", func() bool {
 		c := a.State().Snapshot().LastConvergence
 		return c != nil && c.Error == "" && c.Transfers == 0 && c.Messages == 0 && c.Unchanged == 7
 	})
@@ -311,7 +308,7 @@ func TestRealNamedConvergeClasses(t *testing.T) {
 
 	// Three more passes: nothing sent, nothing transferred.
 	before := value(m.Convergences.WithLabelValues(resultOK))
-	waitFor(t, 20*time.Second, "three more passes", func() bool {
+	waitFor(t, bindtools.Hang, "three more passes", func() bool {
 		return value(m.Convergences.WithLabelValues(resultOK)) >= before+3
 	})
 	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 7 {
@@ -350,10 +347,10 @@ func TestRealNamedConvergeBatches(t *testing.T) {
 	o := l.options(0, res)
 	o.ConvergeInterval = 100 * time.Millisecond
 	a, stop := l.run(o)
-	waitFor(t, 15*time.Second, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	waitFor(t, bindtools.Hang, "primary ready", func() bool { return a.State().Snapshot().Ready })
 
 	var first *Convergence
-	waitFor(t, 30*time.Second, "a pass that updated the zone", func() bool {
+	waitFor(t, bindtools.Hang, "a pass that updated the zone", func() bool {
 		first = a.State().Snapshot().LastConvergence
 		return first != nil && first.Updated > 0
 	})
@@ -373,7 +370,7 @@ func TestRealNamedConvergeBatches(t *testing.T) {
 
 	doc.DynamicZones[0].Records = good
 	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), l.fixture(layout.NamedConfSecondary, nil), doc)
-	waitFor(t, 20*time.Second, "a converged pass without the refused RRset", func() bool {
+	waitFor(t, bindtools.Hang, "a converged pass without the refused RRset", func() bool {
 		c := a.State().Snapshot().LastConvergence
 		return c != nil && c.Error == "" && c.Messages == 0 && c.Unchanged == n
 	})
@@ -412,14 +409,14 @@ func TestRealNamedConvergeWithoutTransfer(t *testing.T) {
 	o := l.options(0, res)
 	o.ConvergeInterval = 100 * time.Millisecond
 	a, stop := l.run(o)
-	waitFor(t, 15*time.Second, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	waitFor(t, bindtools.Hang, "primary ready", func() bool { return a.State().Snapshot().Ready })
 	m := a.State().Metrics()
-	waitFor(t, 20*time.Second, "a pass that reads every RRset by query and sends nothing", func() bool {
+	waitFor(t, bindtools.Hang, "a pass that reads every RRset by query and sends nothing", func() bool {
 		c := a.State().Snapshot().LastConvergence
 		return c != nil && c.Error == "" && c.Messages == 0 && c.Transfers == 0 && c.Unchanged == 3
 	})
 	before := value(m.Convergences.WithLabelValues(resultOK))
-	waitFor(t, 20*time.Second, "three more passes", func() bool {
+	waitFor(t, bindtools.Hang, "three more passes", func() bool {
 		return value(m.Convergences.WithLabelValues(resultOK)) >= before+3
 	})
 	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 3 {
@@ -464,7 +461,7 @@ func TestRealNamedDynamicZoneFromSplitFile(t *testing.T) {
 	o := l.options(0, res)
 	o.ConvergeInterval = 100 * time.Millisecond
 	a, stop := l.run(o)
-	waitFor(t, 15*time.Second, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	waitFor(t, bindtools.Hang, "primary ready", func() bool { return a.State().Snapshot().Ready })
 
 	seeded, err := os.ReadFile(filepath.Join(l.dataDir, "dyn.test.zone"))
 	if err != nil {
@@ -477,7 +474,7 @@ func TestRealNamedDynamicZoneFromSplitFile(t *testing.T) {
 		t.Errorf("www.dyn.test A from the seed (-want +got):\n%s", diff)
 	}
 	m := a.State().Metrics()
-	waitFor(t, 20*time.Second, "a converged pass", func() bool {
+	waitFor(t, bindtools.Hang, "a converged pass", func() bool {
 		c := a.State().Snapshot().LastConvergence
 		return c != nil && c.Error == "" && c.Unchanged == 3
 	})
@@ -485,7 +482,7 @@ func TestRealNamedDynamicZoneFromSplitFile(t *testing.T) {
 		t.Errorf("update_rrsets_total{op=replace} = %v, want 0: the seed held every record", got)
 	}
 	writePart("192.0.2.2")
-	waitFor(t, 20*time.Second, "the changed part served, by UPDATE", func() bool {
+	waitFor(t, bindtools.Hang, "the changed part served, by UPDATE", func() bool {
 		return cmp.Equal(answers(l.addr(), "www.dyn.test", dns.TypeA), []string{"192.0.2.2"})
 	})
 	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 1 {

@@ -10,14 +10,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
 )
 
-// BIND's statistics channel (statistics-channels on localhost, DESIGN §10)
+// BIND's statistics channel (statistics-channels on localhost, docs/design.md#bind-statistics)
 // rendered beside the agent's own metrics with the bind_ prefix, named the
 // way prometheus-community/bind_exporter names the essentials so its
 // dashboards work.
@@ -214,96 +217,152 @@ var zonestatDefs = []statDef{
 	{"XfrFail", "bind_zone_transfer_failure_total", ""},
 }
 
-// EscapeLabelValue escapes a label value for the Prometheus text format.
-func EscapeLabelValue(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+// bindCollector is one scrape of BIND's statistics as a
+// prometheus.Collector: built from one document (nil: the channel did not
+// answer), it describes and collects the families that document fills, and
+// client_golang renders them (WriteBindMetrics). Every name is one of
+// bindFamilies and every label name comes from the tables above (constants):
+// BIND's strings only ever become label values, escaped by the text writer.
+type bindCollector struct {
+	families map[string]*bindFamily
 }
 
-// bindSeries collects series by family; every name it is given is one of
-// bindFamilies (constants): BIND's strings only ever become escaped label
-// values, never metric or label names.
-type bindSeries map[string]map[string]float64 // family -> series text -> value
+// bindFamily is one family's series: label values (joined) -> series.
+type bindFamily struct {
+	desc   *prometheus.Desc
+	typ    prometheus.ValueType
+	labels []string
+	series map[string]*bindSeries
+}
 
-func (s bindSeries) add(name, labels string, v float64) {
-	if _, ok := bindFamilies[name]; !ok {
+type bindSeries struct {
+	values []string
+	v      float64
+}
+
+var _ prometheus.Collector = (*bindCollector)(nil)
+
+// parseLabels reads a statDef's fixed labels, `k="v",k2="v2"`.
+func parseLabels(s string) (names, values []string) {
+	if s == "" {
+		return nil, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+			panic("bindstats: bad fixed labels " + s) // programming error
+		}
+		names, values = append(names, k), append(values, v[1:len(v)-1])
+	}
+	return names, values
+}
+
+// add adds v to the series of family name with these labels (the same
+// series twice is summed).
+func (c *bindCollector) add(name string, labels, values []string, v float64) {
+	f, ok := bindFamilies[name]
+	if !ok {
 		panic("bindstats: undeclared family " + name) // programming error
 	}
-	series := name
-	if labels != "" {
-		series += "{" + labels + "}"
+	fam := c.families[name]
+	if fam == nil {
+		typ := prometheus.GaugeValue
+		if f.typ == "counter" {
+			typ = prometheus.CounterValue
+		}
+		fam = &bindFamily{desc: prometheus.NewDesc(name, f.help, labels, nil), typ: typ, labels: labels, series: map[string]*bindSeries{}}
+		c.families[name] = fam
 	}
-	if s[name] == nil {
-		s[name] = map[string]float64{}
+	if !slices.Equal(fam.labels, labels) {
+		panic("bindstats: family " + name + " with two label sets") // programming error
 	}
-	s[name][series] += v
+	for i, val := range values {
+		values[i] = strings.ToValidUTF8(val, "\uFFFD")
+	}
+	key := strings.Join(values, "\x00")
+	if sr := fam.series[key]; sr != nil {
+		sr.v += v
+		return
+	}
+	fam.series[key] = &bindSeries{values: values, v: v}
 }
 
-func (s bindSeries) addMap(name, label string, m map[string]float64) {
+func (c *bindCollector) addMap(name, label string, m map[string]float64) {
 	for k, v := range m {
-		s.add(name, label+`="`+EscapeLabelValue(k)+`"`, v)
+		c.add(name, []string{label}, []string{k}, v)
 	}
 }
 
-func (s bindSeries) addDefs(defs []statDef, m map[string]float64, other, otherLabel string) {
+func (c *bindCollector) addDefs(defs []statDef, m map[string]float64, other, otherLabel string) {
 	known := map[string]bool{}
 	for _, d := range defs {
 		known[d.key] = true
-		s.add(d.name, d.labels, m[d.key])
+		names, values := parseLabels(d.labels)
+		c.add(d.name, names, values, m[d.key])
 	}
 	// BIND's JSON omits zero counters, its XML lists them: the uncurated
 	// rest is written when non-zero, so both read the same.
 	for k, v := range m {
 		if !known[k] && v != 0 {
-			s.add(other, otherLabel+`="`+EscapeLabelValue(k)+`"`, v)
+			c.add(other, []string{otherLabel}, []string{k}, v)
 		}
 	}
 }
 
-// write renders the families sorted by name, series sorted, with HELP and TYPE.
-func (s bindSeries) write(w *strings.Builder) {
-	names := make([]string, 0, len(s))
-	for n := range s {
-		names = append(names, n)
+// newBindCollector reads doc into series; a def's series are always there
+// (0 when BIND omits the counter), so rate() has a stable series.
+func newBindCollector(doc *BindStatsDoc) *bindCollector {
+	c := &bindCollector{families: map[string]*bindFamily{}}
+	if doc == nil {
+		c.add("bind_up", nil, nil, 0)
+		return c
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		f := bindFamilies[n]
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", n, f.help, n, f.typ)
-		series := make([]string, 0, len(s[n]))
-		for sr := range s[n] {
-			series = append(series, sr)
+	c.add("bind_up", nil, nil, 1)
+	if doc.Version != "" {
+		c.add("bind_build_info", []string{"version"}, []string{doc.Version}, 1)
+	}
+	for name, t := range map[string]string{"bind_boot_time_seconds": doc.BootTime, "bind_config_time_seconds": doc.ConfigTime} {
+		if ts, err := time.Parse(time.RFC3339Nano, t); err == nil {
+			c.add(name, nil, nil, float64(ts.UnixMilli())/1000)
 		}
-		sort.Strings(series)
-		for _, sr := range series {
-			fmt.Fprintf(w, "%s %s\n", sr, strconv.FormatFloat(s[n][sr], 'f', -1, 64))
+	}
+	c.addMap("bind_incoming_requests_total", "opcode", doc.Opcodes)
+	c.addMap("bind_incoming_queries_total", "type", doc.QTypes)
+	c.addMap("bind_response_rcodes_total", "rcode", doc.Rcodes)
+	c.addDefs(nsstatDefs, doc.NSStats, "bind_server_nsstat_total", "counter")
+	c.addDefs(zonestatDefs, doc.ZoneStats, "bind_zone_stat_total", "counter")
+	return c
+}
+
+// Describe implements prometheus.Collector.
+func (c *bindCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, f := range c.families {
+		ch <- f.desc
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c *bindCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, f := range c.families {
+		for _, sr := range f.series {
+			ch <- prometheus.MustNewConstMetric(f.desc, f.typ, sr.v, sr.values...)
 		}
 	}
 }
 
 // WriteBindMetrics renders doc (nil: the channel did not answer, bind_up 0)
-// in the Prometheus text format, deterministic and sorted by family.
+// in the Prometheus text format through client_golang: families sorted by
+// name, series by label values, HELP and TYPE once each.
 func WriteBindMetrics(w *strings.Builder, doc *BindStatsDoc) {
-	s := bindSeries{}
-	if doc == nil {
-		s.add("bind_up", "", 0)
-		s.write(w)
-		return
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(newBindCollector(doc))
+	mfs, err := reg.Gather()
+	if err != nil {
+		panic("bindstats: " + err.Error()) // programming error: names and labels are constants, series summed
 	}
-	s.add("bind_up", "", 1)
-	if doc.Version != "" {
-		s.add("bind_build_info", `version="`+EscapeLabelValue(doc.Version)+`"`, 1)
+	for _, mf := range mfs {
+		_, _ = expfmt.MetricFamilyToText(w, mf) // a strings.Builder does not fail
 	}
-	for name, t := range map[string]string{"bind_boot_time_seconds": doc.BootTime, "bind_config_time_seconds": doc.ConfigTime} {
-		if ts, err := time.Parse(time.RFC3339Nano, t); err == nil {
-			s.add(name, "", float64(ts.UnixMilli())/1000)
-		}
-	}
-	s.addMap("bind_incoming_requests_total", "opcode", doc.Opcodes)
-	s.addMap("bind_incoming_queries_total", "type", doc.QTypes)
-	s.addMap("bind_response_rcodes_total", "rcode", doc.Rcodes)
-	s.addDefs(nsstatDefs, doc.NSStats, "bind_server_nsstat_total", "counter")
-	s.addDefs(zonestatDefs, doc.ZoneStats, "bind_zone_stat_total", "counter")
-	s.write(w)
 }
 
 // BindStats fetches BIND's statistics channel on demand for /metrics, with

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -44,7 +43,7 @@ func BenchmarkConverge(b *testing.B) {
 		}
 		cpu := srv.cpu(b)
 		start := time.Now()
-		cmd := exec.Command(bindtools.BINDPath(b, "nsupdate"), "-y", "hmac-sha256:upd:"+srv.secret)
+		cmd := bindtools.Current(b).Command(b, "nsupdate", "-y", "hmac-sha256:upd:"+srv.secret)
 		cmd.Stdin = &script
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("nsupdate: %v\n%s", err, out)
@@ -180,7 +179,9 @@ include %q;
 	}
 	write("named.conf", conf)
 	var logs bytes.Buffer
-	cmd := exec.Command(bindtools.BINDPath(b, "named"), "-g", "-c", filepath.Join(dir, "named.conf"))
+	// The release under test (BINDFN_BIND, 9.20 unless set); its PID is
+	// named's (every wrapper execs).
+	cmd := bindtools.Current(b).Command(b, "named", "-g", "-c", filepath.Join(dir, "named.conf"))
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)

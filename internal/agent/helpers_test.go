@@ -209,7 +209,7 @@ func (l *lab) run(o Options) (*Agent, func() error) {
 			cancel()
 			select {
 			case runErr = <-done:
-			case <-time.After(30 * time.Second):
+			case <-time.After(bindtools.Hang):
 				runErr = errors.New("agent did not stop")
 			}
 		})

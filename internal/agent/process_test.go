@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // fakeNamed writes a shell script standing in for named.
@@ -77,13 +79,13 @@ func TestNamedSupervision(t *testing.T) {
 			go func() { done <- a.Run(context.Background()) }()
 			<-started
 			if tc.signal != nil {
-				waitFile(t, trapped, 10*time.Second)
+				waitFile(t, trapped, bindtools.Hang)
 				sigs <- tc.signal
 			}
 			var err2 error
 			select {
 			case err2 = <-done:
-			case <-time.After(10 * time.Second):
+			case <-time.After(bindtools.Hang):
 				t.Fatalf("%s: agent did not return", tc.reason)
 			}
 			var ne *NamedExitError

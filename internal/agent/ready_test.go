@@ -12,6 +12,7 @@ import (
 	"github.com/miekg/dns"
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // viewServer is a DNS server that, like a named with views selected by key,
@@ -52,7 +53,7 @@ func viewServer(t *testing.T, key Key) string {
 func TestZoneChecker(t *testing.T) {
 	key := Key{Name: "xfr", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"}
 	addr := viewServer(t, key)
-	chk := ZoneChecker{Addr: addr, Keys: map[string]Key{"ext": key}, Timeout: time.Second}
+	chk := ZoneChecker{Addr: addr, Keys: map[string]Key{"ext": key}, Timeout: bindtools.Hang}
 	cases := map[string]struct {
 		reason string
 		ref    layout.ZoneRef
@@ -76,10 +77,10 @@ func TestZoneChecker(t *testing.T) {
 	if diff := cmp.Diff([]layout.ZoneRef{{Zone: "missing.test", View: "ext"}}, got); diff != "" {
 		t.Errorf("Unready (-want +got):\n%s", diff)
 	}
-	if s, err := SOASerial(context.Background(), addr, "view.test", &key, time.Second); err != nil || s != 7 {
+	if s, err := SOASerial(context.Background(), addr, "view.test", &key, bindtools.Hang); err != nil || s != 7 {
 		t.Errorf("SOASerial = %d, %v; want 7", s, err)
 	}
-	if err := SendNotify(context.Background(), addr, "view.test", key, time.Second); err != nil {
+	if err := SendNotify(context.Background(), addr, "view.test", key, bindtools.Hang); err != nil {
 		t.Errorf("SendNotify: %v", err)
 	}
 }

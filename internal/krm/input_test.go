@@ -43,7 +43,7 @@ items:
 
 // TestDuplicateFieldBothPaths: two records: blocks in one item are a
 // located "duplicate field" error on both KRM paths, and nothing is
-// rendered (issue 10 §3; YAML-to-JSON keeps the last block silently).
+// rendered (docs/design.md#nothing-refused; YAML-to-JSON keeps the last block silently).
 func TestDuplicateFieldBothPaths(t *testing.T) {
 	in := inputHead + `- apiVersion: bind.unkin.net/v1alpha1
   kind: BindZone

@@ -12,7 +12,7 @@ import (
 )
 
 // TestZoneSummaryResults: under kpt a render that changes a zone says so in
-// one info result per changed zone (issue 13), on both KRM paths; a
+// one info result per changed zone (docs/design.md#plan-import), on both KRM paths; a
 // re-render that changes nothing says nothing, and validate mode never does.
 func TestZoneSummaryResults(t *testing.T) {
 	zone := func(ip string) string {

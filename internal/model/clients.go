@@ -10,7 +10,7 @@ import (
 )
 
 // What clients and manifests of the old operator need from the model
-// (issue 11): a default apex NS for zones without nameservers, and the
+// (docs/design.md#clients): a default apex NS for zones without nameservers, and the
 // update key's transfer right.
 
 // DefaultClusterDomain is the Kubernetes cluster DNS domain unless
@@ -59,7 +59,7 @@ func clusterDomainProblem(c *Cluster) string {
 // defaultNameservers gives a primary zone without spec.nameservers an apex
 // NS that needs no pod IP: the serve Service's cluster DNS name. The old
 // operator published ns1.<zone> with the primary pod's IP as glue; a render
-// cannot know pod IPs (DESIGN §5). The warning says how to publish real
+// cannot know pod IPs (docs/design.md#no-runtime-address). The warning says how to publish real
 // nameservers.
 func (b *builder) defaultNameservers(c *Cluster, z *Zone) {
 	if z.Spec.Type != v1alpha1.ZonePrimary || len(z.Spec.Nameservers) > 0 {

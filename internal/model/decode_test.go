@@ -6,7 +6,7 @@ import (
 )
 
 // TestTypeErrorIndexed: a type error inside a list names the element
-// (spec.records[2].ttl), not only the field (issue 10 §3).
+// (spec.records[2].ttl), not only the field (docs/design.md#nothing-refused).
 func TestTypeErrorIndexed(t *testing.T) {
 	cases := map[string]struct {
 		reason, json, want string

@@ -2,7 +2,7 @@
 // StatefulSet, its Services, the PodDisruptionBudget, ConfigMaps and
 // Secrets. The builders are pure: typed k8s.io/api values in, the same bytes
 // out for the same input. They never read configuration content into the pod
-// template (DESIGN §5): a zone, record or key change must never roll a pod.
+// template (docs/design.md#no-runtime-address): a zone, record or key change must never roll a pod.
 package objects
 
 import (

@@ -128,7 +128,7 @@ func TestDeterminism(t *testing.T) {
 // TestStatefulSetIgnoresConfigContent: two clusters that differ only in
 // zones, records, keys, ACLs, views and catalogs — everything that reaches
 // the pods through their mounted volumes — give byte-identical StatefulSets
-// for the same PodPlan, so a config change never rolls the pods (DESIGN §5).
+// for the same PodPlan, so a config change never rolls the pods (docs/design.md#no-runtime-address).
 func TestStatefulSetIgnoresConfigContent(t *testing.T) {
 	plan := fullPlan()
 	a := fullCluster()

@@ -5,7 +5,7 @@ import (
 )
 
 // TestIsOutput: only objects a builder here makes are previous output
-// (issue 10 §3: user objects that carry the managed-by label were dropped).
+// (docs/design.md#nothing-refused: user objects that carry the managed-by label were dropped).
 func TestIsOutput(t *testing.T) {
 	l := func(comp string) map[string]string {
 		return map[string]string{LabelManagedBy: ManagedBy, LabelName: AppName, LabelInstance: "dns", LabelComponent: comp, LabelPartOf: PartOf}

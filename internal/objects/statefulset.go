@@ -29,7 +29,7 @@ type PodPlan struct {
 	KeySecrets []string
 	// ConfigHash is reserved and deliberately unused: nothing derived from
 	// configuration content may enter the pod template, or every config
-	// change would roll the pods (DESIGN §5).
+	// change would roll the pods (docs/design.md#no-runtime-address).
 	ConfigHash string
 }
 

@@ -9,7 +9,7 @@ import (
 
 // TestEachResultOnce: every problem is reported once, also for objects
 // shared by the namespace's clusters (no clusterRef), without the pipeline
-// deduplicating anything (issue 10 §1: one home for every check).
+// deduplicating anything (docs/design.md#checks: one home for every check).
 func TestEachResultOnce(t *testing.T) {
 	items, err := testutil.DecodeItems("shared.yaml", []byte(testutil.Lines(
 		"apiVersion: bind.unkin.net/v1alpha1", "kind: BindCluster", "metadata: {name: a, namespace: dns}", "spec: {}", "---",

@@ -1,5 +1,5 @@
 // Package pkggen generates random bind.unkin.net packages for differential
-// testing against real BIND (issue 10 §2): every field of the nine kinds,
+// testing against real BIND (docs/design.md#differential): every field of the nine kinds,
 // views with ACLs and keys in match-clients, one zone name in several views,
 // catalog and response policy zones per view, DNSSEC policies with every
 // option (NSEC3 too), secondary, stub and forward zones, the root zone,

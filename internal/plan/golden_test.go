@@ -1,9 +1,10 @@
 package plan_test
 
 import (
-	"flag"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,9 +16,8 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/plan"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden plans under testdata/cases/")
 
 // A case is testdata/cases/<name>/: reason.txt says what it shows; new/
 // holds files that replace (or add to) the base package's files for the
@@ -74,21 +74,11 @@ func TestGoldenPlans(t *testing.T) {
 				"plan.json": string(js),
 				"exit":      strconv.Itoa(exit) + "\n",
 			}
-			for name, g := range got {
-				path := filepath.Join(dir, name)
-				if *update {
-					if err := os.WriteFile(path, []byte(g), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test ./internal/plan -update)", err)
-				}
-				if d := cmp.Diff(string(want), g); d != "" {
-					t.Errorf("%s\n%s differs (-want +got):\n%s", strings.TrimSpace(string(reason)), name, d)
-				}
+			for _, name := range slices.Sorted(maps.Keys(got)) {
+				golden.Check(t, filepath.Join(dir, name), []byte(got[name]))
+			}
+			if t.Failed() {
+				t.Logf("the case: %s", strings.TrimSpace(string(reason)))
 			}
 		})
 	}

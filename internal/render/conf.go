@@ -21,7 +21,7 @@ const (
 	Secondary
 )
 
-// NOTIFY and transfer rate limits, tuned as measured (DESIGN §6): BIND's
+// NOTIFY and transfer rate limits, tuned as measured (docs/design.md#replication): BIND's
 // defaults add 0.5-5 s to every update's propagation.
 const (
 	notifyRate      = 1000
@@ -351,7 +351,7 @@ func (b *confBuilder) viewBody(v *model.View) []nc.Stmt {
 // that no other view's zones use (a key shared by two views cannot pick one;
 // such requests match by address like any client). A partner allowed to
 // transfer by key in one view must reach that view even when its address
-// matches another view first (issue 20).
+// matches another view first (docs/validation.md).
 func viewKeys(c *model.Cluster) map[*model.View][]string {
 	users := map[string]map[*model.View]bool{}
 	use := func(k string, v *model.View) {

@@ -130,7 +130,7 @@ func previous(t *testing.T, objs []render.Object) []render.PrevObject {
 var ipLiteral = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})\b|([0-9a-fA-F]{0,4}:[0-9a-fA-F:]{2,}(?:/\d+)?)`)
 
 // TestNoForeignAddresses: every IP literal in rendered config is in the
-// input — no pod IP, no address learnt at run time (DESIGN §5) — apart from
+// input — no pod IP, no address learnt at run time (docs/design.md#no-runtime-address) — apart from
 // loopback for the control channel.
 func TestNoForeignAddresses(t *testing.T) {
 	for name, sc := range scenarios(t) {

@@ -30,7 +30,7 @@ func serials(t *testing.T, objs []render.Object) map[string]zonefile.State {
 
 // TestSerialSurvivesRemoval: a zone removed in one render and restored in
 // the next continues from its last serial; restarting at 1 would leave the
-// secondaries that kept the higher serial on the old data (issue 10 §3).
+// secondaries that kept the higher serial on the old data (docs/design.md#state).
 func TestSerialSurvivesRemoval(t *testing.T) {
 	zone := func(ip string) string {
 		return testutil.Lines(

@@ -15,7 +15,7 @@ import (
 func ptr[T any](v T) *T { return &v }
 
 // TestCheckObjects: the Kubernetes values of a cluster, checked as the API
-// server checks them (issue 10 §3: nothing fn-render emits is refused).
+// server checks them (docs/design.md#nothing-refused: nothing fn-render emits is refused).
 func TestCheckObjects(t *testing.T) {
 	lb := corev1.ServiceTypeLoadBalancer
 	cls := "x"

@@ -106,7 +106,7 @@ var ipLiteral = regexp.MustCompile(`[0-9A-Fa-f:.]*[:.][0-9A-Fa-f:.]*(?:/[0-9]+)?
 // limits (checkObjectSizes), and proves, after rendering, that every IP literal in every
 // rendered named.conf comes from an input field (or is loopback, for the
 // control and statistics channels): no pod IP and no address learnt at run
-// time is ever rendered (DESIGN §5). A hit is a bug in bind-fn, reported
+// time is ever rendered (docs/design.md#no-runtime-address). A hit is a bug in bind-fn, reported
 // against the cluster.
 func CheckRendered(clusters []*model.Cluster, objs []render.Object) diag.Results {
 	rs := checkObjectSizes(clusters, objs)

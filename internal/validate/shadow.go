@@ -13,7 +13,7 @@ import (
 
 // checkShadowedRecords: named answers a name from the most specific zone of
 // the view that holds it, so a record written in a zone whose name lies in
-// a child zone the same view also serves is never served (issue 20): the
+// a child zone the same view also serves is never served: the
 // child answers. A DNSRecord of that kind was re-sent by the agent on every
 // pass. Only the delegation belongs in the parent: NS and DS at the
 // child's apex, and glue (A, AAAA of the name servers the parent's NS name).

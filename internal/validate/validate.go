@@ -2,7 +2,7 @@
 // anything is rendered: one check list, used by fn-validate, fn-render and
 // the Crossplane function (through internal/pipeline).
 //
-// Where checks live (issue 10 §1). Every user value is parsed once, while
+// Where checks live (docs/design.md#checks). Every user value is parsed once, while
 // internal/model resolves the objects, into typed values with BIND's own
 // rules: durations (model.ParseDuration), DNSSEC keys and algorithms,
 // address match lists and server entries (model.AML, model.Servers, read by

@@ -156,7 +156,7 @@ func TestCRDs(t *testing.T) {
 
 // TestDerivedCRDs: the CRDs Crossplane derives from both configuration
 // packages' XRDs pass, and the same schemas without their bounds are refused
-// for the CEL cost (the failure of issue 12), so this test can fail.
+// for the CEL cost (the failure docs/design.md#crd-bounds describes), so this test can fail.
 func TestDerivedCRDs(t *testing.T) {
 	cases := map[string]struct {
 		reason string

@@ -1,4 +1,4 @@
-// Package differential checks fn-validate against real BIND (issue 10 §2):
+// Package differential checks fn-validate against real BIND (docs/design.md#differential):
 // random packages from internal/pkggen go through the pipeline fn-validate
 // runs; what it accepts is rendered, laid out where the pod mounts it, and
 // handed to named-checkconf -z (both roles), named-checkzone -k fail (every
@@ -134,7 +134,7 @@ func Check(t testing.TB, items []model.Item, opt Options) Verdict {
 	}
 	// Every refused value must reach BIND, or BIND's verdict is not about
 	// the input: values the renderer refuses are left out of the render,
-	// and after issue 10 §1 so is every value the model refuses. So each
+	// and (one home for every check, docs/design.md#checks) so is every value the model refuses. So each
 	// error's value goes to BIND in a probe of its own (extraOptions, policy
 	// durations: a minimal named.conf) or must appear verbatim in the bypass
 	// render; otherwise the package is not askable.

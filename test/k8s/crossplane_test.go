@@ -103,7 +103,7 @@ func startCrossplane(t *testing.T, ctx context.Context) {
 		t.Fatal(err)
 	}
 	env.cp.Add(fn)
-	eventually(t, 30*time.Second, "function-bind listening", func() error {
+	eventually(t, controlplane.Hang, "function-bind listening", func() error {
 		c, err := net.Dial("tcp", fnAddress)
 		if err == nil {
 			c.Close()
@@ -148,7 +148,7 @@ status:
 		t.Fatal(err)
 	}
 	env.cp.Add(core)
-	eventually(t, 60*time.Second, "crossplane core healthy", func() error {
+	eventually(t, controlplane.Hang, "crossplane core healthy", func() error {
 		if core.Exited() {
 			t.Fatalf("crossplane core exited: %s", core.Tail(30))
 		}
@@ -261,7 +261,7 @@ func TestCrossplane(t *testing.T) {
 			}
 		}
 		for _, name := range []string{"xbindclusters.xbind.unkin.net", "xlegacybindclusters.xbind.unkin.net"} {
-			eventually(t, 90*time.Second, "XRD "+name+" Established", func() error {
+			eventually(t, controlplane.Hang, "XRD "+name+" Established", func() error {
 				x, err := get(ctx, gvkXRD, "", name)
 				if err != nil {
 					return err
@@ -269,7 +269,7 @@ func TestCrossplane(t *testing.T) {
 				return condition(x, "Established", "True")
 			})
 		}
-		eventually(t, 60*time.Second, "claim offered", func() error {
+		eventually(t, controlplane.Hang, "claim offered", func() error {
 			x, err := get(ctx, gvkXRD, "", "xlegacybindclusters.xbind.unkin.net")
 			if err != nil {
 				return err
@@ -298,7 +298,7 @@ func TestCrossplane(t *testing.T) {
 		mustApply(t, ctx, inNamespace(readObjects(t, filepath.Join(env.root, "examples", "crossplane", "required.yaml")), "dns", ns)...)
 		mustApply(t, ctx, inNamespace(readObjects(t, xrFile), "dns", ns)...)
 		want := renderGolden(t)
-		eventually(t, 90*time.Second, "XR synced with every object composed", func() error {
+		eventually(t, controlplane.Hang, "XR synced with every object composed", func() error {
 			xr, err := get(ctx, gvkXR, ns, "auth")
 			if err != nil {
 				return err
@@ -360,7 +360,7 @@ func TestCrossplane(t *testing.T) {
 		}
 		stsReady(t, ctx, ns, "auth", 3)
 		t0 := time.Now()
-		eventuallyPoking(t, ctx, gvkXR, ns, "auth", 120*time.Second, "XR Ready once the StatefulSet is", func() error {
+		eventuallyPoking(t, ctx, gvkXR, ns, "auth", controlplane.Hang, "XR Ready once the StatefulSet is", func() error {
 			xr, err := get(ctx, gvkXR, ns, "auth")
 			if err != nil {
 				return err
@@ -388,7 +388,7 @@ func TestCrossplane(t *testing.T) {
 		if _, err := r.Patch(ctx, "auth", types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: fieldManager}); err != nil {
 			t.Fatal(err)
 		}
-		eventuallyPoking(t, ctx, gvkXR, ns, "auth", 120*time.Second, "the changed record in a composed zone ConfigMap", func() error {
+		eventuallyPoking(t, ctx, gvkXR, ns, "auth", controlplane.Hang, "the changed record in a composed zone ConfigMap", func() error {
 			for k, o := range composed(t, ctx, ns, "auth") {
 				if !strings.HasPrefix(k, "ConfigMap/") {
 					continue
@@ -427,7 +427,7 @@ func TestCrossplane(t *testing.T) {
 		const reconciles = 2
 		for i := 1; i <= reconciles; i++ {
 			calls := fnCalls(t)
-			eventuallyPoking(t, ctx, gvkXR, ns, "auth", 120*time.Second, "function-bind called again", func() error {
+			eventuallyPoking(t, ctx, gvkXR, ns, "auth", controlplane.Hang, "function-bind called again", func() error {
 				if n := fnCalls(t); n <= calls {
 					return fmt.Errorf("%d calls", n)
 				}
@@ -462,7 +462,7 @@ spec:
 `, ns))
 		mustApply(t, ctx, bad)
 		want := "spec.zones[0].spec.records[1]"
-		eventually(t, 60*time.Second, "a Synced=False condition naming the field", func() error {
+		eventually(t, controlplane.Hang, "a Synced=False condition naming the field", func() error {
 			xr, err := get(ctx, gvkXR, ns, "broken")
 			if err != nil {
 				return err
@@ -494,7 +494,7 @@ spec:
 		}
 		mustApply(t, ctx, objs...)
 		var composite string
-		eventually(t, 90*time.Second, "claim bound, synced and composed", func() error {
+		eventually(t, controlplane.Hang, "claim bound, synced and composed", func() error {
 			c, err := get(ctx, gvkClaim, "team-dns", "auth")
 			if err != nil {
 				return err
@@ -519,7 +519,7 @@ spec:
 		// composite is Ready: make the StatefulSet ready.
 		stsReady(t, ctx, "team-dns", "auth", 2)
 		gvkLegacy := schema.GroupVersionKind{Group: "xbind.unkin.net", Version: "v1alpha1", Kind: "XLegacyBindCluster"}
-		eventuallyPoking(t, ctx, gvkLegacy, "", composite, 120*time.Second, "connection Secret auth-dns", func() error {
+		eventuallyPoking(t, ctx, gvkLegacy, "", composite, controlplane.Hang, "connection Secret auth-dns", func() error {
 			s, err := get(ctx, gvkSecret, "team-dns", "auth-dns")
 			if err != nil {
 				return err

@@ -40,7 +40,7 @@ func derivedCRD(t *testing.T, xrdFile, plural string, strip bool) *unstructured.
 
 // TestUnboundedSchemaRefused: on the real API server, the XRD's schema is
 // accepted as a CRD with its bounds and refused without them, at the path
-// of issue 12 — the bounds are what makes the derived CRDs installable.
+// of docs/design.md#crd-bounds — the bounds are what makes the derived CRDs installable.
 func TestUnboundedSchemaRefused(t *testing.T) {
 	ctx := context.Background()
 	xrd := filepath.Join(env.root, "package", "configuration", "xrd.yaml")

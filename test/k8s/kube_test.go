@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
+
+	"git.unkin.net/unkin/bind-fn/test/k8s/controlplane"
 )
 
 const fieldManager = "bind-fn-test"
@@ -178,7 +180,7 @@ func installCRDs(t *testing.T, ctx context.Context, files ...string) []*unstruct
 	crds := readObjects(t, files...)
 	mustApply(t, ctx, crds...)
 	for _, c := range crds {
-		eventually(t, 60*time.Second, "CRD "+c.GetName()+" Established", func() error {
+		eventually(t, controlplane.Hang, "CRD "+c.GetName()+" Established", func() error {
 			got, err := get(ctx, gvkCRD, "", c.GetName())
 			if err != nil {
 				return err

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
@@ -72,7 +71,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	env.dir = dir
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), controlplane.Hang)
 	defer cancel()
 	cp, err := controlplane.Start(ctx, controlplane.Options{Bin: env.bin, Dir: dir})
 	if err != nil {

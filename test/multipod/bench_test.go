@@ -86,8 +86,8 @@ func measure(t *testing.T, label, primary string, secondaries []string, zone str
 }
 
 // refPair is the hand-tuned reference: a hand-written primary and n
-// secondaries (plain named, no agent, no views), rates tuned as DESIGN §6
-// says, one dynamic zone, keyed NOTIFY and transfers.
+// secondaries (plain named, no agent, no views), rates tuned as
+// docs/design.md#replication says, one dynamic zone, keyed NOTIFY and transfers.
 type refPair struct {
 	primary     string
 	secondaries []string
@@ -154,7 +154,7 @@ func startReference(t *testing.T, lab *Lab, nsec int, base int) refPair {
 	}
 	// Wait for every secondary to load the zone.
 	for _, s := range ref.secondaries {
-		err := eventually(20*time.Second, 50*time.Millisecond, func() error {
+		err := eventually(hang, 50*time.Millisecond, func() error {
 			return expect(s, "ns1.bench.test", dns.TypeA, q{tcp: true}, dns.RcodeSuccess, []string{"198.51.100.53"})
 		})
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
-// The boundaries cluster (issue 10 §4): two views with their own catalogs
+// The boundaries cluster (docs/design.md#boundaries): two views with their own catalogs
 // and their own update keys, a zone narrowed by allowQuery inside the
 // internal view (a catalog member but for its ACL), and a cluster
 // allowQuery that leaves out loopback.
@@ -124,7 +124,7 @@ func fenceIP(i int) string { return fmt.Sprintf("198.18.6.%d", 10+i) }
 
 const fenceSvc = "198.18.1.30"
 
-// TestBoundaries proves issue 10 §4 on real named and the real agent, on
+// TestBoundaries proves docs/design.md#boundaries on real named and the real agent, on
 // every pod of a three-pod cluster:
 //   - a zone's allowQuery reaches every server that serves it: a client of
 //     the zone's view outside the zone's ACL is refused by the primary and
@@ -149,7 +149,7 @@ func TestBoundaries(t *testing.T) {
 	r := renderInputs(t, Inputs(nil).Add(t, boundariesYAML), nil)
 	c := lab.startCluster(r, "fence", podPlan{IP: fenceIP, PrimarySvc: fenceSvc, NetnsPrefix: "fence-"})
 	defer c.stop()
-	c.waitReady(60 * time.Second)
+	c.waitReady(hang)
 
 	// DNSRecords added after the start reach named only by the agent's
 	// UPDATEs (the first ones were in the seeded zone file).
@@ -192,7 +192,7 @@ spec: {zoneRef: corp-ext, name: added, type: A, values: ["198.51.100.81"]}
 			}},
 		}
 		for _, s := range steps {
-			if err := eventually(30*time.Second, 200*time.Millisecond, s.err); err != nil {
+			if err := eventually(hang, 200*time.Millisecond, s.err); err != nil {
 				t.Errorf("%s: %s: %v", p.Name, s.what, err)
 			}
 		}

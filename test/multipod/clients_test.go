@@ -16,7 +16,7 @@ import (
 	"github.com/miekg/dns"
 )
 
-// The clients people point at a BIND cluster (issue 11), run for real
+// The clients people point at a BIND cluster (docs/design.md#clients), run for real
 // against the rendered example: external-dns's RFC 2136 provider, nsupdate
 // with the rendered key.conf, dig AXFR with a transfer key.
 
@@ -239,7 +239,7 @@ func runExternalDNS(t *testing.T, bin string, c *Cluster, conn *connector, pass 
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(15 * time.Second):
+	case <-time.After(hang):
 		close(stop)
 		<-done
 	}
@@ -247,7 +247,7 @@ func runExternalDNS(t *testing.T, bin string, c *Cluster, conn *connector, pass 
 	defer pl.close()
 	for _, p := range c.Pods {
 		if _, ok := res.visible[p.Name]; !ok {
-			t.Errorf("%s pass: %s does not serve the expected state 15s after external-dns exited: %v\nexternal-dns log:\n%s", pass.name, p.Name, pl.served(p.Net.IP, want), out.tail(30))
+			t.Errorf("%s pass: %s does not serve the expected state %s after external-dns exited: %v\nexternal-dns log:\n%s", pass.name, p.Name, hang, pl.served(p.Net.IP, want), out.tail(30))
 		}
 	}
 	if !strings.Contains(out.String(), "rfc2136") {
@@ -361,13 +361,13 @@ func scenarioExternalDNS(t *testing.T, c *Cluster, bin string) (kept string, rep
 	}
 	p0.stop()
 	p0.start()
-	p0.waitReady(60 * time.Second)
+	p0.waitReady(hang)
 	final := externalDNSPasses()[2]
 	want := append(append([]rr(nil), final.expect...), dnsRecordRRsets()...)
 	var pl tcpPoller
 	defer pl.close()
 	for _, p := range c.Pods {
-		if err := eventually(15*time.Second, 50*time.Millisecond, func() error { return pl.served(p.Net.IP, want) }); err != nil {
+		if err := eventually(hang, 50*time.Millisecond, func() error { return pl.served(p.Net.IP, want) }); err != nil {
 			t.Errorf("after the primary restarted: %s: %v", p.Name, err)
 		}
 	}
@@ -463,7 +463,7 @@ func scenarioNsupdate(t *testing.T, c *Cluster) {
 	check := func(what string, want []rr) {
 		t.Helper()
 		for _, p := range c.Pods {
-			if err := eventually(10*time.Second, 10*time.Millisecond, func() error { return pl.served(p.Net.IP, want) }); err != nil {
+			if err := eventually(hang, 10*time.Millisecond, func() error { return pl.served(p.Net.IP, want) }); err != nil {
 				t.Errorf("%s: %s: %v", what, p.Name, err)
 			}
 		}

@@ -27,7 +27,7 @@ func TestDemo(t *testing.T) {
 	r := renderInputs(t, authInputs(t), nil)
 	start := time.Now()
 	auth := lab.startCluster(r, "auth", podPlan{IP: authIP, PrimarySvc: authPrimarySvc, Extra: map[int][]string{1: {authServeVIP}}})
-	auth.waitReady(60 * time.Second)
+	auth.waitReady(hang)
 	fmt.Printf("\nexamples/authoritative: %d pods ready in %v (pod 0 primary at %s, Service %s)\n\n", len(auth.Pods), time.Since(start).Round(time.Millisecond), auth.Pods[0].Net.IP, authPrimarySvc)
 	dig := mustLook(t, "dig")
 	run := func(title string, args ...string) {

@@ -20,7 +20,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 )
 
-// The signed cluster (issue #14): a primary and two secondaries serving two
+// The signed cluster (docs/design.md#dnssec): a primary and two secondaries serving two
 // signed zones, one with a KSK and a ZSK (ECDSA P-256), one with a CSK
 // (Ed25519). Its keys are the render's, shipped in <cluster>-dnssec.
 const (
@@ -107,7 +107,7 @@ func TestDNSSEC(t *testing.T) {
 	rc := r.Clusters[sigCluster]
 	start := time.Now()
 	c := lab.startCluster(r, sigCluster, podPlan{IP: sigIP, PrimarySvc: sigSvc})
-	c.waitReady(60 * time.Second)
+	c.waitReady(hang)
 	t.Logf("%s: %d pods ready in %v", sigCluster, len(c.Pods), time.Since(start).Round(time.Millisecond))
 
 	// The Secret's keys, by zone: what named must serve.
@@ -138,7 +138,7 @@ func TestDNSSEC(t *testing.T) {
 		t.Helper()
 		for _, p := range c.Pods {
 			for _, z := range sigZones {
-				err := eventually(30*time.Second, 200*time.Millisecond, func() error {
+				err := eventually(hang, 200*time.Millisecond, func() error {
 					got := dnskeys(p.Net.IP, z)
 					if diff := cmp.Diff(want[z], got); diff != "" {
 						return fmt.Errorf("%s: %s serves other DNSKEYs than the Secret's (-secret +served):\n%s", when, p.Name, diff)
@@ -188,7 +188,7 @@ func TestDNSSEC(t *testing.T) {
 			c.swap(r)
 			for _, z := range sigZones {
 				name := fmt.Sprintf("new%d.%s", i, z)
-				if err := eventually(30*time.Second, 100*time.Millisecond, func() error {
+				if err := eventually(hang, 100*time.Millisecond, func() error {
 					for _, p := range c.Pods {
 						if err := expect(p.Net.IP, name, dns.TypeTXT, q{tcp: true}, dns.RcodeSuccess, []string{`"change"`}); err != nil {
 							return err
@@ -224,7 +224,7 @@ func TestDNSSEC(t *testing.T) {
 			t.Fatal(err)
 		}
 		p0.start()
-		p0.waitReady(60 * time.Second)
+		p0.waitReady(hang)
 		after, _ := filepath.Glob(filepath.Join(keyDir, "K*"))
 		if len(before) != len(after) || len(after) != 3*len(keys) {
 			t.Errorf("key-directory held %d files before the loss and %d after; want the Secret's %d (no key of named's own)", len(before), len(after), 3*len(keys))
@@ -236,7 +236,7 @@ func TestDNSSEC(t *testing.T) {
 		// The re-signed zone's serial (serial-update-method unixtime) is not
 		// below the one the secondaries hold: they follow the primary again.
 		for _, z := range sigZones {
-			err := eventually(30*time.Second, 200*time.Millisecond, func() error {
+			err := eventually(hang, 200*time.Millisecond, func() error {
 				want := servedSerial(p0.Net.IP, z)
 				if int32(want-serialBefore[z]) < 0 { // RFC 1982
 					return fmt.Errorf("%s: the primary re-signed with serial %d, below %d before the loss: the secondaries would never transfer again", z, want, serialBefore[z])
@@ -377,7 +377,7 @@ spec:
 	// The Secret as External Secrets would create it.
 	rc.Secrets[layout.DNSSECSecretName("imp")] = &corev1.Secret{Data: files}
 	c := lab.startCluster(r, "imp", podPlan{IP: func(i int) string { return fmt.Sprintf("198.18.9.%d", 10+i) }, PrimarySvc: "198.18.1.41"})
-	c.waitReady(60 * time.Second)
+	c.waitReady(hang)
 
 	keys, probs := dnssec.Parse(files)
 	if len(probs) != 0 || len(keys) != 2 {
@@ -391,7 +391,7 @@ spec:
 	anchors := filepath.Join(t.TempDir(), layout.TrustAnchorsFile)
 	testutil.WriteFile(t, anchors, []byte(rc.ConfigMaps[layout.DSConfigMapName("imp")].Data[layout.TrustAnchorsFile]))
 	for _, p := range c.Pods {
-		err := eventually(30*time.Second, 200*time.Millisecond, func() error {
+		err := eventually(hang, 200*time.Millisecond, func() error {
 			if diff := cmp.Diff(want, dnskeys(p.Net.IP, zone)); diff != "" {
 				return fmt.Errorf("%s serves other DNSKEYs than the imported ones (-imported +served):\n%s", p.Name, diff)
 			}

@@ -52,7 +52,7 @@ var (
 	internalKey = TSIG{Name: "internal-client", Secret: "aW50ZXJuYWwtY2xpZW50LWtleS1tYXRlcmlhbC0xMjM0NTY3ODkw"}
 )
 
-// TestImportLab proves `bind-fn import` on real BIND (issue 13). For each
+// TestImportLab proves `bind-fn import` on real BIND (docs/design.md#plan-import). For each
 // configuration: the original named.conf runs as it is; the import is
 // rendered and run as a cluster (primary + secondary under the agent);
 // every zone the import read is transferred from both (AXFR, signed with a
@@ -95,7 +95,7 @@ func TestImportLab(t *testing.T) {
 			n := lab.addNetns("orig-"+tc.name, tc.origIP)
 			log := &syncLog{}
 			lab.startProc(n, "", []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, []string{"/bin/sh", "-c", "cd " + shellQuote(dir) + " && exec " + named + " -g -c named.conf"}, log)
-			if err := eventually(20*time.Second, 100*time.Millisecond, func() error {
+			if err := eventually(hang, 100*time.Millisecond, func() error {
 				_, err := query(tc.origIP, "version.bind", dns.TypeTXT, q{tcp: true})
 				return err
 			}); err != nil {
@@ -118,7 +118,7 @@ func TestImportLab(t *testing.T) {
 			}
 			if tc.name == "signed" {
 				// A dynamic zone live from the server (--axfr), over its file.
-				rrs, err := importer.Transfer(tc.origIP, "dyn.example", &importer.TSIG{Name: xferKey.Name, Algorithm: "hmac-sha256", Secret: xferKey.Secret}, 5*time.Second)
+				rrs, err := importer.Transfer(tc.origIP, "dyn.example", &importer.TSIG{Name: xferKey.Name, Algorithm: "hmac-sha256", Secret: xferKey.Secret}, hang)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -150,7 +150,7 @@ func TestImportLab(t *testing.T) {
 				r.Clusters["imp-"+tc.name].Secrets[sec.Name] = sec
 			}
 			c := lab.startCluster(r, "imp-"+tc.name, podPlan{IP: tc.podIP, PrimarySvc: tc.svc})
-			c.waitReady(60 * time.Second)
+			c.waitReady(hang)
 			keys := viewKeys(t, c, r)
 
 			checked := 0
@@ -165,7 +165,7 @@ func TestImportLab(t *testing.T) {
 					continue
 				}
 				var got []dns.RR
-				err = eventually(20*time.Second, 200*time.Millisecond, func() error {
+				err = eventually(hang, 200*time.Millisecond, func() error {
 					got, err = axfrFromClient(c.Pods[0].Net.IP, z.Name, keys[z.View])
 					return err
 				})
@@ -188,7 +188,7 @@ func TestImportLab(t *testing.T) {
 				var answers []string
 				for _, s := range servers {
 					var a string
-					err := eventually(10*time.Second, 200*time.Millisecond, func() error {
+					err := eventually(hang, 200*time.Millisecond, func() error {
 						m, err := query(s, pq.name, pq.qtype, q{src: pq.src, rd: pq.rd, tcp: true})
 						if err != nil {
 							return err

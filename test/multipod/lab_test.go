@@ -355,9 +355,9 @@ func (s *syncLog) tail(n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// httpGet fetches a URL with a short timeout.
+// httpGet fetches a URL (bounded by hang).
 func httpGet(url string) (int, []byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hang)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	resp, err := http.DefaultClient.Do(req)
@@ -379,6 +379,10 @@ func getJSON(url string, v any) error {
 	}
 	return json.Unmarshal(b, v)
 }
+
+// hang bounds the lab's waits for something that should happen: a guard
+// against hanging, not a performance target (see bindtools.Hang).
+const hang = bindtools.Hang
 
 // eventually polls cond every step until it returns nil or timeout passes.
 func eventually(timeout, step time.Duration, cond func() error) error {

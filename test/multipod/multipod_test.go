@@ -1,6 +1,6 @@
 // Package multipod runs rendered bind-fn clusters as real named processes
 // under the real agent, each pod in its own network and mount namespace,
-// inside a private lab network (DESIGN §9). See TestLab.
+// inside a private lab network (docs/design.md#lab). See TestLab.
 package multipod
 
 import (
@@ -65,7 +65,7 @@ func requirements(t *testing.T) (agentBin string) {
 	return bindtools.Bin(t, "bind-fn-agent")
 }
 
-// TestLab runs every scenario of issue #4. Outside the lab it re-executes
+// TestLab runs every scenario of docs/design.md#lab. Outside the lab it re-executes
 // itself inside one; inside, the subtests share one authoritative cluster.
 func TestLab(t *testing.T) {
 	agentBin := requirements(t)
@@ -79,7 +79,7 @@ func TestLab(t *testing.T) {
 	r := renderInputs(t, in, nil)
 	start := time.Now()
 	auth := lab.startCluster(r, "auth", podPlan{IP: authIP, PrimarySvc: authPrimarySvc, Extra: map[int][]string{1: {authServeVIP}}})
-	auth.waitReady(60 * time.Second)
+	auth.waitReady(hang)
 	t.Logf("auth: %d pods ready in %v", len(auth.Pods), time.Since(start).Round(time.Millisecond))
 
 	key := auth.tsig(t, "externaldns-key-tsig")
@@ -88,11 +88,11 @@ func TestLab(t *testing.T) {
 	t.Run("1-start", func(t *testing.T) { scenarioStart(t, auth) })
 	t.Run("3-notify", func(t *testing.T) { scenarioNotify(t, auth) })
 	t.Run("2-updates", func(t *testing.T) {
-		bench = append(bench, measure(t, "bind-fn auth (primary + 2 secondaries)", authPrimarySvc, podIPs(auth.Secondaries()), "apps.example.com", key, benchUpdates, 10*time.Second))
+		bench = append(bench, measure(t, "bind-fn auth (primary + 2 secondaries)", authPrimarySvc, podIPs(auth.Secondaries()), "apps.example.com", key, benchUpdates, hang))
 		ref := startReference(t, lab, 2, 10)
-		bench = append(bench, measure(t, "reference (hand-written, 2 secondaries)", ref.primary, ref.secondaries, refZone, ref.key, benchUpdates, 10*time.Second))
+		bench = append(bench, measure(t, "reference (hand-written, 2 secondaries)", ref.primary, ref.secondaries, refZone, ref.key, benchUpdates, hang))
 		ref1 := startReference(t, lab, 1, 30)
-		bench = append(bench, measure(t, "reference pair (hand-written, 1 secondary)", ref1.primary, ref1.secondaries, refZone, ref1.key, benchUpdates, 10*time.Second))
+		bench = append(bench, measure(t, "reference pair (hand-written, 1 secondary)", ref1.primary, ref1.secondaries, refZone, ref1.key, benchUpdates, hang))
 		checkNoRefusedNotify(t, auth.Pods)
 	})
 	t.Run("7-views-dnssec", func(t *testing.T) { scenarioViews(t, auth) })
@@ -120,10 +120,10 @@ func TestLab(t *testing.T) {
 		big := lab.startCluster(renderInputs(t, in9, nil), "auth", podPlan{
 			IP: func(i int) string { return fmt.Sprintf("198.18.3.%d", 10+i) }, PrimarySvc: "198.18.1.20", NetnsPrefix: "b9-",
 		})
-		big.waitReady(90 * time.Second)
-		bench = append(bench, measure(t, "bind-fn auth (primary + 8 secondaries)", big.PrimarySvc, podIPs(big.Secondaries()), "apps.example.com", big.tsig(t, "externaldns-key-tsig"), benchUpdates, 10*time.Second))
+		big.waitReady(hang)
+		bench = append(bench, measure(t, "bind-fn auth (primary + 8 secondaries)", big.PrimarySvc, podIPs(big.Secondaries()), "apps.example.com", big.tsig(t, "externaldns-key-tsig"), benchUpdates, hang))
 		ref := startReference(t, lab, 8, 50)
-		bench = append(bench, measure(t, "reference (hand-written, 8 secondaries)", ref.primary, ref.secondaries, refZone, ref.key, benchUpdates, 10*time.Second))
+		bench = append(bench, measure(t, "reference (hand-written, 8 secondaries)", ref.primary, ref.secondaries, refZone, ref.key, benchUpdates, hang))
 		checkNoRefusedNotify(t, big.Pods)
 	})
 	var report strings.Builder
@@ -142,7 +142,7 @@ func TestLab(t *testing.T) {
 // externalDNSVersion is what hack/build-external-dns.sh builds.
 const externalDNSVersion = "v0.23.0"
 
-// benchUpdates per series (issue #4: at least 50).
+// benchUpdates per series (at least 50: docs/design.md#lab).
 const benchUpdates = 60
 
 // zoneChecks are the zones of the example with a record each, per view.
@@ -165,7 +165,7 @@ func exampleZoneChecks() []zoneCheck {
 func scenarioStart(t *testing.T, c *Cluster) {
 	for _, p := range c.Pods {
 		for _, zc := range exampleZoneChecks() {
-			err := eventually(20*time.Second, 100*time.Millisecond, func() error {
+			err := eventually(hang, 100*time.Millisecond, func() error {
 				r, err := query(p.Net.IP, zc.name, zc.qtype, q{src: zc.src})
 				if err != nil {
 					return err

@@ -18,7 +18,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/plan"
 )
 
-// TestPlanLab checks a plan's claims against real BIND (issue 13): the
+// TestPlanLab checks a plan's claims against real BIND (docs/design.md#plan-import): the
 // example cluster runs in the lab; every zone is transferred from the
 // primary (AXFR signed with its view's key; the RPZ allows no transfer) and
 // its serial read on every secondary; a change touching every kind of zone
@@ -51,7 +51,7 @@ spec:
 	c := lab.startCluster(r0, "auth", podPlan{
 		IP: func(i int) string { return fmt.Sprintf("198.18.8.%d", 10+i) }, PrimarySvc: "198.18.9.10", NetnsPrefix: "plan-",
 	})
-	c.waitReady(60 * time.Second)
+	c.waitReady(hang)
 	keys := viewKeys(t, c, r0)
 	before := transferAll(t, c, r0, keys)
 
@@ -126,7 +126,7 @@ spec:
 
 	// The agent owns the dynamic zone's records from its first pass: wait
 	// for it, so the removal below is one it will do.
-	if err := eventually(30*time.Second, 100*time.Millisecond, func() error {
+	if err := eventually(hang, 100*time.Millisecond, func() error {
 		st, err := c.Pods[0].Status()
 		if err != nil || st.LastConvergence == nil {
 			return fmt.Errorf("no convergence yet (%v)", err)
@@ -166,7 +166,7 @@ spec:
 		}
 	}
 	var after map[string]zoneState
-	err = eventually(30*time.Second, 250*time.Millisecond, func() error {
+	err = eventually(hang, 250*time.Millisecond, func() error {
 		after = transferAll(t, c, r1, keys)
 		return diffStates(expect, after, zplans)
 	})

@@ -55,7 +55,7 @@ spec:
 	var worst time.Duration
 	for _, p := range c.Pods {
 		for _, ck := range checks {
-			err := eventually(15*time.Second, 20*time.Millisecond, func() error {
+			err := eventually(hang, 20*time.Millisecond, func() error {
 				return expect(p.Net.IP, ck.name, ck.qtype, q{tcp: true}, ck.rcode, ck.want)
 			})
 			if err != nil {
@@ -125,7 +125,7 @@ func checkAcked(t *testing.T, c *Cluster, acked []string) {
 	defer pl.close()
 	for _, p := range c.Pods {
 		var missing []string
-		err := eventually(15*time.Second, 200*time.Millisecond, func() error {
+		err := eventually(hang, 200*time.Millisecond, func() error {
 			missing = missing[:0]
 			for _, n := range acked {
 				if !pl.has(p.Net.IP, n, dns.TypeA, "198.51.100.7") {
@@ -160,7 +160,7 @@ func scenarioPrimaryRestart(t *testing.T, lab *Lab, c *Cluster, key TSIG) {
 	lab.setIP(p0.Net, authNewIP(0))
 	c.updateHosts()
 	p0.start()
-	p0.waitReady(60 * time.Second)
+	p0.waitReady(hang)
 	n := u.count()
 	waitAcked(t, u, n+20)
 	acked := u.finish()
@@ -179,7 +179,7 @@ func scenarioPrimaryRestart(t *testing.T, lab *Lab, c *Cluster, key TSIG) {
 
 func waitAcked(t *testing.T, u *updater, n int) {
 	t.Helper()
-	if err := eventually(60*time.Second, 20*time.Millisecond, func() error {
+	if err := eventually(hang, 20*time.Millisecond, func() error {
 		if u.count() < n {
 			return fmt.Errorf("only %d of %d updates acknowledged", u.count(), n)
 		}
@@ -199,8 +199,8 @@ func scenarioSecondaryRestart(t *testing.T, lab *Lab, c *Cluster, key TSIG) {
 	c.updateHosts()
 	t0 := time.Now()
 	s.start()
-	s.waitReady(60 * time.Second)
-	err := eventually(30*time.Second, 100*time.Millisecond, func() error {
+	s.waitReady(hang)
+	err := eventually(hang, 100*time.Millisecond, func() error {
 		st, err := p0.Status()
 		if err != nil {
 			return err
@@ -217,7 +217,7 @@ func scenarioSecondaryRestart(t *testing.T, lab *Lab, c *Cluster, key TSIG) {
 	}
 	t.Logf("%s back on %s; the primary's server lists followed %v after the restart", s.Name, s.Net.IP, time.Since(t0).Round(time.Millisecond))
 	// NOTIFY, not the 300 s refresh timer, must bring each update.
-	res := measure(t, "after a secondary moved", c.PrimarySvc, podIPs(c.Secondaries()), "apps.example.com", key, 10, 3*time.Second)
+	res := measure(t, "after a secondary moved", c.PrimarySvc, podIPs(c.Secondaries()), "apps.example.com", key, 10, hang)
 	t.Log(res)
 	if !strings.Contains(s.Log.String(), "notify from "+p0.Net.IP) {
 		t.Errorf("%s logged no NOTIFY from the primary %s:\n%s", s.Name, p0.Net.IP, s.Log.tail(20))

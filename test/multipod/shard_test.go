@@ -15,7 +15,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 )
 
-// The sharded-zone cluster (issue #6): one generated static zone far larger
+// The sharded-zone cluster (docs/design.md#sharded-zones): one generated static zone far larger
 // than a ConfigMap, rendered into several zones ConfigMaps and joined by
 // $INCLUDE, served by a primary and two catalog secondaries.
 const (
@@ -209,7 +209,7 @@ func soaSerial(ip string) (uint32, error) {
 	return 0, fmt.Errorf("SOA: no SOA in %v", r.Answer)
 }
 
-// scenarioShardedZone (issue #6): a zone larger than one ConfigMap, split
+// scenarioShardedZone (docs/design.md#sharded-zones): a zone larger than one ConfigMap, split
 // by the renderer over several zones ConfigMaps, is loaded by the primary
 // through its $INCLUDEs and transferred whole to both catalog secondaries:
 // every pod answers the first and the last record of every part
@@ -230,7 +230,7 @@ func scenarioShardedZone(t *testing.T, lab *Lab) {
 	t1 := time.Now()
 	c := lab.startCluster(r, shardCluster, podPlan{IP: shardIP, PrimarySvc: shardSvc})
 	defer c.stop()
-	c.waitReady(60 * time.Second)
+	c.waitReady(hang)
 	ready := time.Since(t1)
 
 	var wg sync.WaitGroup
@@ -240,7 +240,7 @@ func scenarioShardedZone(t *testing.T, lab *Lab) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = eventually(30*time.Second, 100*time.Millisecond, func() error {
+			errs[i] = eventually(hang, 100*time.Millisecond, func() error {
 				got, err := soaSerial(p.Net.IP)
 				if err != nil {
 					return err
@@ -270,7 +270,7 @@ func scenarioShardedZone(t *testing.T, lab *Lab) {
 	want := fmt.Sprintf("%d records", countRRs(t, main, parts)+1)
 	for _, p := range c.Secondaries() {
 		var l string
-		err := eventually(5*time.Second, 50*time.Millisecond, func() error { // the log line may trail the answers
+		err := eventually(hang, 50*time.Millisecond, func() error { // the log line may trail the answers
 			l = strings.TrimSpace(grep(grep(p.Log.String(), "'"+shardZone+"/IN"), "Transfer completed"))
 			if !strings.Contains(l, want) {
 				return fmt.Errorf("%s logged no completed transfer of %s with %s:\n%s", p.Name, shardZone, want, l)

@@ -288,7 +288,7 @@ func startKubelet() error {
 }
 
 func waitNodeReady(ctx context.Context) error {
-	deadline := time.Now().Add(3 * time.Minute)
+	deadline := time.Now().Add(controlplane.Hang)
 	var last string
 	for time.Now().Before(deadline) {
 		n, err := cs.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
@@ -371,7 +371,7 @@ spec:
   automountServiceAccountToken: false
   containers: [{name: pause, image: `+pauseTag+`, imagePullPolicy: Never}]
 `)
-	pods := waitPodsReady(t, ctx, "smoke", "app=pause", 1, 3*time.Minute)
+	pods := waitPodsReady(t, ctx, "smoke", "app=pause", 1, controlplane.Hang)
 	t.Logf("pod Ready on %s at %s in %.1f s", pods[0].Spec.NodeName, pods[0].Status.PodIP, time.Since(t0).Seconds())
 }
 
@@ -473,7 +473,7 @@ spec:
   - {name: dns, port: 53, targetPort: 1053, protocol: UDP}
   - {name: dns-tcp, port: 53, targetPort: 1053, protocol: TCP}
 `)
-	waitPodsReady(t, ctx, "kube-system", "k8s-app=kube-dns", 1, 3*time.Minute)
+	waitPodsReady(t, ctx, "kube-system", "k8s-app=kube-dns", 1, controlplane.Hang)
 }
 
 // teardown stops the kubelet, kills every container through containerd
@@ -642,7 +642,7 @@ func TestRenderedCluster(t *testing.T) {
 	}
 	apply(t, ctx, "apiVersion: v1\nkind: Namespace\nmetadata: {name: dns}\n"+pvs.String())
 	kubectl(t, "apply", "--server-side", "-R", "-f", filepath.Join(pkg, "rendered"))
-	pods := waitPodsReady(t, ctx, "dns", "app.kubernetes.io/instance=auth", 3, 5*time.Minute)
+	pods := waitPodsReady(t, ctx, "dns", "app.kubernetes.io/instance=auth", 3, controlplane.Hang)
 	t.Logf("3 BIND pods Ready in %.1f s", time.Since(t0).Seconds())
 	// Every pod runs the image's BIND, the release bind-fn ships.
 	for _, p := range pods {
@@ -764,13 +764,13 @@ func TestRenderedCluster(t *testing.T) {
 	t.Run("DNSRecordAppliedByAgent", func(t *testing.T) {
 		// records.yaml's DNSRecords of the dynamic zone reach named only
 		// through the agent's TSIG-signed UPDATEs on the primary.
-		answers(t, "shop.apps.example.com", "198.51.100.120\n198.51.100.121", 60*time.Second)
+		answers(t, "shop.apps.example.com", "198.51.100.120\n198.51.100.121", controlplane.Hang)
 	})
 
 	t.Run("DynamicUpdateReachesEverySecondary", func(t *testing.T) {
 		t0 := time.Now()
 		update(t, "k8s-test.apps.example.com", "198.51.100.200")
-		answers(t, "k8s-test.apps.example.com", "198.51.100.200", 30*time.Second)
+		answers(t, "k8s-test.apps.example.com", "198.51.100.200", controlplane.Hang)
 		t.Logf("a TSIG-signed update through the auth-primary Service reached every pod in %.1f s", time.Since(t0).Seconds())
 	})
 
@@ -800,8 +800,8 @@ spec:
 			t.Fatalf("kpt fn render: %v\n%s", err, out)
 		}
 		kubectl(t, "apply", "--server-side", "-R", "-f", filepath.Join(pkg, "rendered"))
-		answers(t, "k8s-added.example.com", "198.51.100.77", 3*time.Minute)
-		answers(t, "k8s-record.apps.example.com", "198.51.100.78", 60*time.Second)
+		answers(t, "k8s-added.example.com", "198.51.100.77", controlplane.Hang)
+		answers(t, "k8s-record.apps.example.com", "198.51.100.78", controlplane.Hang)
 		restarts(t)
 		t.Logf("a changed zone and a new DNSRecord (applied by the agent) reached every pod through the kubelet's ConfigMap update in %.1f s, no container restarted", time.Since(t0).Seconds())
 	})
@@ -815,7 +815,7 @@ spec:
 		if err := cs.CoreV1().Pods("dns").Delete(ctx, "auth-0", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(3 * time.Minute)
+		deadline := time.Now().Add(controlplane.Hang)
 		for {
 			p, err := cs.CoreV1().Pods("dns").Get(ctx, "auth-0", metav1.GetOptions{})
 			if err == nil && p.UID != old.UID && p.Status.PodIP != "" {
@@ -837,8 +837,8 @@ spec:
 			time.Sleep(time.Second)
 		}
 		update(t, "after-move.apps.example.com", "198.51.100.201")
-		answers(t, "after-move.apps.example.com", "198.51.100.201", 60*time.Second)
-		answers(t, "k8s-test.apps.example.com", "198.51.100.200", 10*time.Second)
+		answers(t, "after-move.apps.example.com", "198.51.100.201", controlplane.Hang)
+		answers(t, "k8s-test.apps.example.com", "198.51.100.200", controlplane.Hang)
 		t.Logf("replication continues after the primary moved (%.1f s)", time.Since(t0).Seconds())
 	})
 }

@@ -177,7 +177,7 @@ func (cp *ControlPlane) waitReady(ctx context.Context, api *Process) error {
 		return err
 	}
 	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}}}}
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(Hang)
 	var last string
 	for time.Now().Before(deadline) {
 		if api.Exited() {

@@ -1,0 +1,143 @@
+package test
+
+import (
+	"bytes"
+	"errors"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+)
+
+// TestRenderMatchesKpt holds `bind-fn render DIR` to the real `kpt fn
+// render --allow-exec DIR` on the examples' Kptfile pipeline: the same
+// files, byte for byte.
+//
+//   - A re-render (the package kpt rendered, rendered again by each): every
+//     file, the generated keys and serials carried over included.
+//   - An edit (a record changed in the rendered package): every file, the
+//     serial bump included.
+//   - A first render (the example as committed): the same files, and every
+//     file byte for byte except those holding key material a first render
+//     generates afresh (Secrets and the DNSSEC DS ConfigMap).
+//   - Bad input: bind-fn render exits 1, says where, and writes nothing,
+//     as kpt does.
+func TestRenderMatchesKpt(t *testing.T) {
+	kpt := bindtools.Bin(t, "kpt")
+	bindfn := bindtools.Bin(t, "bind-fn")
+	run := func(t *testing.T, name string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out.String())
+		}
+	}
+	kptRender := func(t *testing.T, dir string) { run(t, kpt, "fn", "render", "--allow-exec", dir) }
+	bfRender := func(t *testing.T, dir string) { run(t, bindfn, "render", dir) }
+	copyPkg := func(t *testing.T, src string) string {
+		t.Helper()
+		dst := filepath.Join(t.TempDir(), filepath.Base(src))
+		if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+		return dst
+	}
+	same := func(t *testing.T, what, kptDir, bfDir string, keyed func(string) bool) {
+		t.Helper()
+		want, got := readPackage(t, kptDir), readPackage(t, bfDir)
+		if d := cmp.Diff(slices.Sorted(maps.Keys(want)), slices.Sorted(maps.Keys(got))); d != "" {
+			t.Fatalf("%s: bind-fn render wrote other files than kpt (-kpt +bind-fn):\n%s", what, d)
+		}
+		compared := 0
+		for f, w := range want {
+			if keyed(f) {
+				continue
+			}
+			compared++
+			if d := cmp.Diff(w, got[f]); d != "" {
+				t.Errorf("%s: %s differs (-kpt +bind-fn):\n%s", what, f, d)
+			}
+		}
+		t.Logf("%s: %d files, %d compared byte for byte", what, len(want), compared)
+	}
+	none := func(string) bool { return false }
+	for ex := range expect {
+		t.Run(ex, func(t *testing.T) {
+			base := kptPackage(t, ex)
+
+			first := copyPkg(t, base)
+			kptRender(t, first)
+			bfFirst := copyPkg(t, base)
+			bfRender(t, bfFirst)
+			same(t, "first render", first, bfFirst, func(f string) bool {
+				b := filepath.Base(f)
+				return strings.HasPrefix(b, "secret_") || strings.HasSuffix(b, "-dnssec-ds.yaml")
+			})
+
+			again, bfAgain := copyPkg(t, first), copyPkg(t, first)
+			kptRender(t, again)
+			bfRender(t, bfAgain)
+			same(t, "re-render", again, bfAgain, none)
+
+			if ex == "authoritative" {
+				edit := func(dir string) {
+					replaceIn(t, filepath.Join(dir, "records.yaml"), `"198.51.100.30"`, `"198.51.100.31"`)
+				}
+				edited, bfEdited := copyPkg(t, first), copyPkg(t, first)
+				edit(edited)
+				edit(bfEdited)
+				kptRender(t, edited)
+				bfRender(t, bfEdited)
+				same(t, "edited record", edited, bfEdited, none)
+				if !strings.Contains(readPackage(t, bfEdited)["rendered/auth/configmap_auth-zones-0.yaml"], "198.51.100.31") {
+					t.Error("edited record: the new address is in no rendered zone")
+				}
+			}
+		})
+	}
+
+	t.Run("BadInput", func(t *testing.T) {
+		dir := kptPackage(t, "authoritative")
+		replaceIn(t, filepath.Join(dir, "records.yaml"), `"198.51.100.30"`, `"198.51.100.300"`)
+		before := readPackage(t, dir)
+		cmd := exec.Command(bindfn, "render", dir)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("bind-fn render of a bad package: %v, want exit 1\n%s", err, out.String())
+		}
+		if !strings.Contains(out.String(), "[error]") || !strings.Contains(out.String(), "(records.yaml#") {
+			t.Errorf("no located error result (file records.yaml) in:\n%s", out.String())
+		}
+		if d := cmp.Diff(before, readPackage(t, dir)); d != "" {
+			t.Errorf("a failed render changed the package (-before +after):\n%s", d)
+		}
+	})
+}
+
+// replaceIn replaces the first old in the file at path with new; old must
+// be there.
+func replaceIn(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(old)) {
+		t.Fatalf("%s has no %q", path, old)
+	}
+	if err := os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
