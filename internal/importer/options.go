@@ -183,10 +183,6 @@ func (im *importer) view(s namedconf.Located, i int) {
 				im.lose(b, "a nested address match list")
 				continue
 			}
-			if im.bindfn && b.Name() == "allow-recursion" {
-				im.replaced(b, "a bind-fn view's allow-recursion: the next render writes it")
-				continue
-			}
 			rec := im.viewRec[name]
 			if rec == nil {
 				rec = &recursionSettings{}

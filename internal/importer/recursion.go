@@ -97,17 +97,18 @@ func (im *importer) resolveRecursion(recursion bool, views []namedconf.Located) 
 	if len(rec) == 0 {
 		return
 	}
-	if im.bindfn && !recursion {
-		// An authoritative bind-fn render with recursive views: the next
-		// render writes their allow-recursion.
-		return
-	}
-	// Recursion somewhere: a resolver cluster. Views that do not recurse
-	// say so themselves (their Recursion is set above).
-	sp.Mode = v1alpha1.ModeResolver
-	for _, v := range quiet {
-		no := false
-		v.Spec.Recursion = &no
+	// An authoritative bind-fn render with recursive views stays
+	// authoritative: its views' allow-recursion is the cluster's
+	// spec.allowRecursion, which the render wrote into each of them.
+	bindfnAuth := im.bindfn && !recursion
+	if !bindfnAuth {
+		// Recursion somewhere: a resolver cluster. Views that do not
+		// recurse say so themselves (their Recursion is set above).
+		sp.Mode = v1alpha1.ModeResolver
+		for _, v := range quiet {
+			no := false
+			v.Spec.Recursion = &no
+		}
 	}
 	first := func(name string, get func(v *recursionSettings) ([]string, namedconf.Located, bool)) ([]string, bool) {
 		var val []string
@@ -143,6 +144,9 @@ func (im *importer) resolveRecursion(recursion bool, views []namedconf.Located) 
 	})
 	if !(len(ar) == 1 && ar[0] == "none") {
 		sp.AllowRecursion = ar
+	}
+	if bindfnAuth {
+		return
 	}
 	fw, _ := first("forwarders", func(v *recursionSettings) ([]string, namedconf.Located, bool) {
 		return lookup(v, im.optRec, "forwarders")
