@@ -489,63 +489,6 @@ func (b *builder) checkSet(s *rrset, atOwner []*rrset) {
 			}
 		}
 	}
-	if s.typ == dns.TypeMX || s.typ == dns.TypeSRV {
-		// BIND's check-integrity (zone.c, zone_check_mx and zone_check_srv,
-		// 9.18 and 9.20): an MX or SRV target inside the zone needs an
-		// address record, unless a delegation or a wildcard answers for it.
-		for _, e := range s.entries {
-			var target string
-			switch rr := e.rr.(type) {
-			case *dns.MX:
-				target = rr.Mx
-			case *dns.SRV:
-				target = rr.Target
-			}
-			target = dns.CanonicalName(target)
-			if target == "." || !inZone(target, b.origin) || b.hasAddress(target) || b.delegated(target) || b.wildcardAddress(target) {
-				continue
-			}
-			b.rs.Errorf(s.src, e.field, "%s target %s is inside zone %s but has no A or AAAA record, so BIND refuses to load the zone (check-integrity: \"has no address records\"): add its address", dns.Type(s.typ), target, b.origin)
-		}
-	}
-}
-
-// ancestors are the names from name's parent up to the zone's origin.
-func (b *builder) ancestors(name string) []string {
-	var out []string
-	for off, end := dns.NextLabel(name, 0); !end; off, end = dns.NextLabel(name, off) {
-		p := name[off:]
-		out = append(out, p)
-		if p == b.origin || len(p) <= len(b.origin) {
-			break
-		}
-	}
-	return out
-}
-
-// delegated reports whether name is at or below a delegation (an NS set
-// other than the apex's): named answers it from the child, not the zone.
-func (b *builder) delegated(name string) bool {
-	for _, n := range append([]string{name}, b.ancestors(name)...) {
-		if n == b.origin {
-			return false
-		}
-		if b.sets[setKey{n, dns.TypeNS}] != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// wildcardAddress reports whether a wildcard A or AAAA above name could
-// answer for it.
-func (b *builder) wildcardAddress(name string) bool {
-	for _, a := range b.ancestors(name) {
-		if b.hasAddress("*." + a) {
-			return true
-		}
-	}
-	return false
 }
 
 // dedup drops RRs identical to an earlier one (case-insensitive names, TTL

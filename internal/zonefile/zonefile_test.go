@@ -470,8 +470,8 @@ func TestDedup(t *testing.T) {
 		},
 		"NameCase": {
 			reason: "Names in RDATA compare case-insensitively; the kept spelling does not depend on input order.",
-			rrset:  inline(0, "@", "MX", "10 mail.example.net.", "10 MAIL.example.net.", "10 Mail.Example.NET."),
-			want:   []string{"example.com.\t3600\tIN\tMX\t10 MAIL.example.net."},
+			rrset:  inline(0, "@", "MX", "10 mail", "10 MAIL", "10 Mail"),
+			want:   []string{"example.com.\t3600\tIN\tMX\t10 MAIL.example.com."},
 		},
 		"TextCase": {
 			reason: "TXT strings are case-sensitive: both stay.",
