@@ -1,7 +1,6 @@
 package corpus
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"github.com/miekg/dns"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/importer"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 )
 
@@ -372,21 +372,9 @@ func ClusterObj() *v1alpha1.BindCluster {
 		Spec: v1alpha1.BindClusterSpec{Mode: v1alpha1.ModeAuthoritative, Replicas: 1}}
 }
 
-// Items are objects as pipeline items, by file.
+// Items are objects as pipeline items, files in name order (cluster.yaml,
+// dnssec.yaml, zone.yaml, zones.yaml), as the importer hands its package
+// to the pipeline.
 func Items(files map[string][]any) ([]model.Item, error) {
-	var out []model.Item
-	for _, f := range []string{"cluster.yaml", "dnssec.yaml", "zone.yaml", "zones.yaml"} {
-		for i, o := range files[f] {
-			js, err := json.Marshal(o)
-			if err != nil {
-				return nil, err
-			}
-			it, err := model.ItemOf(f, i, js)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, it)
-		}
-	}
-	return out, nil
+	return (&importer.Result{Objects: files}).Items()
 }
