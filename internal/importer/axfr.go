@@ -31,14 +31,32 @@ func ParseTSIG(s string) (*TSIG, error) {
 
 // Transfer fetches a zone by AXFR from server (host or host:port).
 func Transfer(server, zone string, key *TSIG, timeout time.Duration) ([]dns.RR, error) {
+	return TransferFrom("", server, zone, key, timeout, timeout)
+}
+
+// TransferFrom is Transfer from the source address src ("": any), with
+// its own bounds on connecting and on reading.
+func TransferFrom(src, server, zone string, key *TSIG, dial, read time.Duration) ([]dns.RR, error) {
 	if _, _, err := net.SplitHostPort(server); err != nil {
 		server = net.JoinHostPort(server, "53")
 	}
-	tr := &dns.Transfer{DialTimeout: timeout, ReadTimeout: timeout}
+	tr := &dns.Transfer{DialTimeout: dial, ReadTimeout: read}
+	if src != "" {
+		d := net.Dialer{Timeout: dial, LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}}
+		conn, err := d.Dial("tcp", server)
+		if err != nil {
+			return nil, fmt.Errorf("AXFR %s from %s: %w", zone, server, err)
+		}
+		defer conn.Close()
+		tr.Conn = &dns.Conn{Conn: conn}
+	}
 	m := new(dns.Msg)
 	m.SetAxfr(dns.Fqdn(zone))
 	if key != nil {
-		alg := dns.Fqdn(key.Algorithm)
+		alg := dns.HmacSHA256
+		if key.Algorithm != "" {
+			alg = dns.Fqdn(strings.ToLower(key.Algorithm))
+		}
 		tr.TsigSecret = map[string]string{dns.Fqdn(key.Name): key.Secret}
 		m.SetTsig(dns.Fqdn(key.Name), alg, 300, time.Now().Unix())
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/miekg/dns"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/importer"
 	"git.unkin.net/unkin/bind-fn/internal/plan"
 )
 
@@ -303,46 +304,15 @@ func alg(a string) string {
 
 // axfr transfers zone from server, from src, signed with key (none: "").
 func (v *verifier) axfr(server, src, zone, key string) ([]dns.RR, error) {
-	d := net.Dialer{Timeout: 3 * time.Second}
-	if src != "" {
-		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(src)}
-	}
-	conn, err := d.Dial("tcp", net.JoinHostPort(server, "53"))
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	tr := &dns.Transfer{Conn: &dns.Conn{Conn: conn}, ReadTimeout: 10 * time.Second}
-	m := new(dns.Msg)
-	m.SetAxfr(dns.Fqdn(zone))
+	var k *importer.TSIG
 	if key != "" {
-		k, ok := v.keys[key]
+		s, ok := v.keys[key]
 		if !ok {
 			return nil, fmt.Errorf("no secret for key %q", key)
 		}
-		tr.TsigSecret = map[string]string{dns.Fqdn(k.Name): k.Secret}
-		m.SetTsig(dns.Fqdn(k.Name), alg(k.Algorithm), 300, time.Now().Unix())
+		k = &importer.TSIG{Name: s.Name, Algorithm: s.Algorithm, Secret: s.Secret}
 	}
-	env, err := tr.In(m, server)
-	if err != nil {
-		return nil, err
-	}
-	var rrs []dns.RR
-	for e := range env {
-		if e.Error != nil {
-			return nil, e.Error
-		}
-		rrs = append(rrs, e.RR...)
-	}
-	if len(rrs) == 0 {
-		return nil, fmt.Errorf("empty transfer")
-	}
-	if len(rrs) > 1 {
-		if _, ok := rrs[len(rrs)-1].(*dns.SOA); ok {
-			rrs = rrs[:len(rrs)-1]
-		}
-	}
-	return rrs, nil
+	return importer.TransferFrom(src, server, zone, k, 3*time.Second, 10*time.Second)
 }
 
 // compareCatalogs transfers every imported catalog zone from both sides
