@@ -220,7 +220,7 @@ spec: {zoneRef: corp-ext, name: added, type: A, values: ["198.51.100.81"]}
 	// first: a request signed with the key finds the view that holds it
 	// (issue 20). The same transfer unsigned is refused.
 	partnerKey := c.tsig(t, "partner-xfr-tsig")
-	if err := eventually(30*time.Second, 200*time.Millisecond, func() error {
+	if err := eventually(hang, 200*time.Millisecond, func() error {
 		rrs, err := axfrFrom(partnerClient, c.Pods[0].Net.IP, "shared.example", partnerKey)
 		if err != nil {
 			return err

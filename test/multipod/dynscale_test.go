@@ -134,7 +134,7 @@ func scenarioDynamicScale(t *testing.T, lab *Lab) {
 		t.Logf("%s: %d added DNSRecords served %v after the swap", p.Name, dynScaleAdded, took[i].Round(time.Millisecond))
 	}
 	// The pass that sent them: a few UPDATE messages, not one per record.
-	if err := eventually(60*time.Second, 100*time.Millisecond, func() error {
+	if err := eventually(hang, 100*time.Millisecond, func() error {
 		st, err := primary.Status()
 		if err != nil {
 			return err
