@@ -152,12 +152,15 @@ type Peers struct {
 	Key  string
 	Port int // 0: BIND's default
 	IPs  []net.IP
+	// ACLOnly: only in layout.PeersACL, no primaries list.
+	ACLOnly bool
 }
 
 // ServersConf renders the server lists include through the typed
 // named.conf writer: one `primaries "<name>" { <ip> [port <p>] key "<key>"; ... };`
 // per list, lists sorted by name, addresses sorted and de-duplicated. An
-// empty list renders as `primaries "<name>" { };`. It also defines the ACL
+// empty list renders as `primaries "<name>" { };`; an ACL-only list renders
+// no primaries statement. It also defines the ACL
 // layout.PeersACL of every resolved peer address and loopback, which the
 // rendered config exempts from response rate limiting: the cluster's own SOA
 // queries and transfers, and the agent's readiness queries, must never be
@@ -182,6 +185,9 @@ func ServersConf(lists []Peers) (string, error) {
 	}
 	f.Add(namedconf.B([]namedconf.Word{namedconf.Kw("acl"), namedconf.Str(layout.PeersACL)}, acl...))
 	for _, l := range ls {
+		if l.ACLOnly {
+			continue
+		}
 		var entries []namedconf.Stmt
 		for _, ip := range SortIPs(l.IPs) {
 			a, ok := netip.AddrFromSlice(ip)

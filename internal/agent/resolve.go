@@ -42,7 +42,7 @@ func (p *PeerResolver) Resolve(ctx context.Context, role Role, lists []layout.Se
 	}
 	var out []Peers
 	for _, l := range lists {
-		ps := Peers{Name: l.Name, Key: l.Key, Port: l.Port}
+		ps := Peers{Name: l.Name, Key: l.Key, Port: l.Port, ACLOnly: l.ACLOnly}
 		if l.Role == string(role) {
 			for _, h := range l.Hosts {
 				ps.IPs = append(ps.IPs, p.lookup(ctx, t, h)...)
@@ -89,7 +89,7 @@ func MissingPeers(role Role, lists []layout.ServerList, peers []Peers) []string 
 	}
 	var missing []string
 	for _, l := range lists {
-		if l.Role == string(role) && len(l.Hosts) > 0 && len(byName[l.Name].IPs) == 0 {
+		if l.Role == string(role) && !l.ACLOnly && len(l.Hosts) > 0 && len(byName[l.Name].IPs) == 0 {
 			missing = append(missing, l.Name)
 		}
 	}

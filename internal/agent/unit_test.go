@@ -88,11 +88,30 @@ func TestServersConf(t *testing.T) {
 		{Name: "bind-fn-primary", Key: "xfr", Port: 5353, IPs: []net.IP{net.ParseIP("10.1.0.1")}},
 		{Name: "empty", Key: "xfr"},
 		{Name: `evil"; }; controls {`, IPs: []net.IP{net.ParseIP("10.2.0.1")}},
+		// The primary pod's own address: in the ACL (its NOTIFYs leave from
+		// it), never a primaries list.
+		{Name: layout.PrimaryPodList, ACLOnly: true, IPs: []net.IP{net.ParseIP("10.3.0.1")}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "golden", "servers.conf"), []byte(got))
+}
+
+func TestMissingPeersSkipsACLOnly(t *testing.T) {
+	lists := []layout.ServerList{
+		{Name: "bind-fn-primary", Role: "secondary", Hosts: []string{"auth-primary"}},
+		{Name: layout.PrimaryPodList, Role: "secondary", Hosts: []string{"auth-0.auth-headless"}, ACLOnly: true},
+	}
+	resolved := []Peers{{Name: "bind-fn-primary", IPs: []net.IP{net.ParseIP("10.96.0.10")}}, {Name: layout.PrimaryPodList, ACLOnly: true}}
+	// A secondary starts once its primaries resolve; the primary pod's own
+	// name may resolve later (it only widens the NOTIFY ACL).
+	if got := MissingPeers(RoleSecondary, lists, resolved); len(got) != 0 {
+		t.Errorf("MissingPeers = %v, want none: an ACL-only list never holds a secondary back", got)
+	}
+	if got := MissingPeers(RoleSecondary, lists, resolved[1:]); !cmp.Equal(got, []string{"bind-fn-primary"}) {
+		t.Errorf("MissingPeers = %v, want [bind-fn-primary]", got)
+	}
 }
 
 func TestKeys(t *testing.T) {

@@ -44,6 +44,14 @@ const (
 	// PeersACL is the ACL the agent defines in ServersInclude: every
 	// resolved peer address. Response rate limiting exempts it.
 	PeersACL = "bind-fn-peers"
+	// PrimaryPodList is the ACL-only server list of the secondaries: the
+	// primary pod's own headless name. NOTIFYs leave from that address, not
+	// the primary Service's, and BIND sends the TCP retry of a NOTIFY whose
+	// UDP attempt failed without its TSIG key (notify_send_toaddr hands the
+	// key to the first attempt); allow-notify admits it through PeersACL.
+	// The dot keeps it apart from every view's list name (views are
+	// DNS-1123 labels).
+	PrimaryPodList = "bind-fn-primary.pod"
 	// ActiveConf is the link the agent points at the primary or secondary config.
 	ActiveConf  = "named.conf"
 	RNDCKeyFile = "rndc.key"
@@ -169,6 +177,9 @@ type ServerList struct {
 	// Port, when not 0, is written into every entry (`<ip> port <p> key
 	// "k";`); 0 leaves BIND's default (53). Tests on loopback use it.
 	Port int `json:"port,omitempty"`
+	// ACLOnly lists are resolved into PeersACL only: no primaries list is
+	// written for them and a secondary does not wait for them to resolve.
+	ACLOnly bool `json:"aclOnly,omitempty"`
 }
 
 // ImportedKey is a TSIG key whose Secret is managed elsewhere.

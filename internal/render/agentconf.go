@@ -55,6 +55,12 @@ func agentConfig(c *model.Cluster, seeds []layout.SeedZone, dyn []layout.Dynamic
 			doc.SecondaryZones = append(doc.SecondaryZones, ref)
 		}
 	}
+	if c.Spec.Replicas > 1 {
+		doc.ServerLists = append(doc.ServerLists, layout.ServerList{
+			Name: layout.PrimaryPodList, Role: "secondary", ACLOnly: true,
+			Hosts: []string{fmt.Sprintf("%s-0.%s", c.Name, layout.HeadlessServiceName(c.Name))},
+		})
+	}
 	doc.DNSSECZones = dnssecZoneNames(c)
 	doc.DataDirs = []string{primaryDir, secondaryDir}
 	for _, v := range c.Views {

@@ -257,10 +257,12 @@ func (b *confBuilder) viewOptions(v *model.View) []nc.Stmt {
 	if b.role == Secondary {
 		// NOTIFYs leave the primary from its pod IP, which BIND's implicit
 		// allow-notify (the primaries) does not cover: admit them by key,
-		// and from the cluster's own resolved peers (layout.PeersACL), as
-		// BIND admits its primaries' addresses unsigned: BIND 9.20 sends a
-		// catalog zone's first NOTIFY unsigned (docs/bind-releases.md). A
-		// NOTIFY only starts a TSIG-signed refresh from the primaries.
+		// and from the cluster's own resolved peers (layout.PeersACL, which
+		// holds the primary pod's own address: layout.PrimaryPodList), as
+		// BIND admits its primaries' addresses unsigned: BIND 9.20 retries a
+		// NOTIFY whose UDP attempt was lost over TCP, unsigned
+		// (docs/bind-releases.md). A NOTIFY only starts a TSIG-signed
+		// refresh from the primaries.
 		o = append(o, nc.S(nc.Kw("allow-notify"), nc.L(nc.S(nc.Kw("key"), nc.Str(v.TransferKey.KeyName)), nc.S(nc.Str(layout.PeersACL)))))
 		if v.Catalog != nil {
 			o = append(o, nc.B([]nc.Word{nc.Kw("catalog-zones")},

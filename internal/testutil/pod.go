@@ -116,6 +116,9 @@ func LayPod(t testing.TB, root string, c *Cluster) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "acl %q { 192.0.2.10; };\n", layout.PeersACL)
 	for i, l := range agentDoc.ServerLists {
+		if l.ACLOnly { // in the ACL only, as agent.ServersConf writes it
+			continue
+		}
 		fmt.Fprintf(&b, "primaries %q {", l.Name)
 		for j := range l.Hosts {
 			fmt.Fprintf(&b, " 192.0.2.%d key %q;", 10+i*10+j, l.Key)

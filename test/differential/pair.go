@@ -40,6 +40,9 @@ func pairServers(doc layout.AgentConfigDoc) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "acl %q { %s; %s; };\n", layout.PeersACL, pairPrimaryIP, pairSecondaryIP)
 	for _, l := range doc.ServerLists {
+		if l.ACLOnly { // in the ACL above only, as agent.ServersConf writes it
+			continue
+		}
 		ip := pairPrimaryIP
 		if l.Role == "primary" { // the list the primary uses: its secondaries
 			ip = pairSecondaryIP

@@ -87,6 +87,7 @@ func TestLab(t *testing.T) {
 
 	t.Run("1-start", func(t *testing.T) { scenarioStart(t, auth) })
 	t.Run("3-notify", func(t *testing.T) { scenarioNotify(t, auth) })
+	t.Run("3-notify-tcp-retry", func(t *testing.T) { scenarioNotifyTCPRetry(t, auth, key) })
 	t.Run("2-updates", func(t *testing.T) {
 		bench = append(bench, measure(t, "bind-fn auth (primary + 2 secondaries)", authPrimarySvc, podIPs(auth.Secondaries()), "apps.example.com", key, benchUpdates, hang))
 		ref := startReference(t, lab, 2, 10)

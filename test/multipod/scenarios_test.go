@@ -2,6 +2,7 @@ package multipod
 
 import (
 	"fmt"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 func (c *Cluster) tsig(t testing.TB, secret string) TSIG {
@@ -387,4 +390,87 @@ func scenarioBadConfig(t *testing.T, c *Cluster, good *Rendered) {
 			t.Logf("%s after restoring the good config: %v", p.Name, err)
 		}
 	}
+}
+
+// scenarioNotifyTCPRetry: a NOTIFY whose UDP attempt is lost. BIND then
+// retries over TCP and sends that retry unsigned (notify_send_toaddr hands the
+// also-notify entry's key to the first attempt only), from the primary pod's
+// own address, not the primary Service's. The secondary admits it through
+// bind-fn-peers (the agent resolves the primary pod's headless name into the
+// ACL: layout.PrimaryPodList), refreshes, and serves the change; nothing is
+// refused.
+//
+// BIND 9.18 does not retry a NOTIFY over TCP when the UDP attempt times out
+// (seen in this lab: no second NOTIFY, the secondary catches up at its
+// refresh): there is nothing to admit, and the scenario is 9.20's.
+func scenarioNotifyTCPRetry(t *testing.T, c *Cluster, key TSIG) {
+	if rel := bindtools.Current(t); rel.Name == bindtools.BIND918.Name {
+		t.Skipf("%s sends no NOTIFY retry over TCP after a lost UDP NOTIFY (9.20 does, unsigned)", rel)
+	}
+	sec := c.Pods[1]
+	prim := c.Pods[0].Net.IP
+	rule := []string{"INPUT", "-p", "udp", "--dport", "53", "-s", prim, "-j", "DROP"}
+	ipt := func(op string) error {
+		out, err := exec.Command("ip", append([]string{"netns", "exec", sec.Net.Name, "iptables", op}, rule...)...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("iptables %s: %v: %s", op, err, out)
+		}
+		return nil
+	}
+	if err := ipt("-A"); err != nil {
+		t.Fatal(err)
+	}
+	dropped := true
+	defer func() {
+		if dropped {
+			_ = ipt("-D")
+		}
+	}()
+	before := len(sec.Log.String())
+	name := fmt.Sprintf("tcp-retry-%d.apps.example.com.", time.Now().UnixNano()%1e6)
+	if err := update(c.PrimarySvc, "apps.example.com", key, func(m *dns.Msg) {
+		m.Insert([]dns.RR{mustRR(name + " 60 IN A 192.0.2.77")})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The unsigned retry, from the primary pod, accepted (a serial logged
+	// for it), with UDP from the primary still dropped.
+	unsigned := "client @"
+	var seen, refused string
+	if err := eventually(hang, 100*time.Millisecond, func() error {
+		log := sec.Log.String()[before:]
+		for _, l := range strings.Split(log, "\n") {
+			if strings.Contains(l, unsigned) && strings.Contains(l, " "+prim+"#") && !strings.Contains(l, "/key ") &&
+				strings.Contains(l, "received notify for zone 'apps.example.com'") {
+				seen = l
+			}
+			if strings.Contains(l, "refused notify from non-primary: "+prim+"#") {
+				refused = l
+				return nil // no point waiting: it has been refused
+			}
+		}
+		if seen == "" {
+			return fmt.Errorf("no unsigned NOTIFY for apps.example.com from %s in the log of %s yet", prim, sec.Name)
+		}
+		if !strings.Contains(log, "zone apps.example.com/IN/external: notify from "+prim+"#") {
+			return fmt.Errorf("the unsigned NOTIFY was not taken (no \"notify from %s\")", prim)
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("%v\n%s", err, grep(sec.Log.String()[before:], "notify"))
+	}
+	if refused != "" {
+		t.Fatalf("%s refused the primary pod's unsigned NOTIFY retry: %s\n%s", sec.Name, refused, grep(sec.Log.String()[before:], "notify"))
+	}
+	t.Logf("%s: %s", sec.Name, seen)
+	if err := eventually(hang, 100*time.Millisecond, func() error {
+		return expect(sec.Net.IP, name, dns.TypeA, q{src: labClient, tcp: true}, dns.RcodeSuccess, []string{"192.0.2.77"})
+	}); err != nil {
+		t.Errorf("%s: the change the unsigned NOTIFY announced is not served: %v", sec.Name, err)
+	}
+	if err := ipt("-D"); err != nil {
+		t.Error(err)
+	}
+	dropped = false
+	checkNoRefusedNotify(t, c.Pods)
 }
