@@ -16,6 +16,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
@@ -31,10 +32,10 @@ func operatorPackage(t *testing.T) []model.Item {
 
 func renderOperator(t *testing.T, items []model.Item, prev []render.Object) ([]render.Object, diag.Results) {
 	t.Helper()
-	var prevObjs []render.PrevObject
+	var prevObjs []prior.Object
 	for _, o := range prev {
 		if s, ok := o.Obj.(*corev1.Secret); ok {
-			p := render.PrevObject{Kind: "Secret", Data: s.Data}
+			p := prior.Object{Kind: "Secret", Data: s.Data}
 			p.Src.Ref.Namespace, p.Src.Ref.Name = s.Namespace, s.Name
 			prevObjs = append(prevObjs, p)
 		}

@@ -15,6 +15,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 )
 
@@ -139,11 +140,11 @@ func classify(in *pipeline.Input, rs *diag.Results, h *header, js func() ([]byte
 		in.Items = append(in.Items, model.Item{Source: src, JSON: b})
 		return input
 	case objects.IsOutput(h.APIVersion, h.Kind, h.Metadata.Name, h.Metadata.Labels):
-		po := render.PrevObject{Src: src, Kind: h.Kind, Annotations: h.Metadata.Annotations}
+		po := prior.Object{Src: src, Kind: h.Kind, Annotations: h.Metadata.Annotations}
 		if h.Kind == "Secret" {
 			b, err := js()
 			if err == nil {
-				po.Data, err = render.SecretData(b)
+				po.Data, err = prior.SecretData(b)
 			}
 			if err != nil {
 				rs.Warnf(src, "data", "cannot read previous Secret (%v): its key material will be regenerated", err)

@@ -7,6 +7,7 @@ package layout
 import (
 	"fmt"
 	"path"
+	"strings"
 )
 
 // Paths inside the named container.
@@ -245,3 +246,20 @@ func RNDCKeyInclude() string { return path.Join(RNDCDir, RNDCKeyFile) }
 // AgentStateFile is where the agent records the RRsets it owns in dynamic
 // zones (so it can remove them when they are no longer desired).
 func AgentStateFile() string { return DataPath("bind-fn-agent-state.json") }
+
+// ZoneStateAnnotation on the <cluster>-config ConfigMap carries each zone's
+// serial and content hash (zonefile.State by ZoneStateKey), so the next
+// render can bump serials exactly when content changes.
+const ZoneStateAnnotation = "bind.unkin.net/zone-state"
+
+// ZoneStateKey is a zone's key in ZoneStateAnnotation: the zone name
+// without its trailing dot, after "<view>/" when the cluster has views.
+func ZoneStateKey(view, zone string) string {
+	if zone != "." {
+		zone = strings.TrimSuffix(zone, ".")
+	}
+	if view == "" {
+		return zone
+	}
+	return view + "/" + zone
+}

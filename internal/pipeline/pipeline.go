@@ -11,8 +11,10 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/validate"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
 // Input is what an adapter hands over.
@@ -21,7 +23,7 @@ type Input struct {
 	Items []model.Item
 	// Previous are objects of a previous render (label
 	// app.kubernetes.io/managed-by: bind-fn), for key material and serials.
-	Previous []render.PrevObject
+	Previous []prior.Object
 }
 
 // Run decodes, resolves, validates and renders. When any result is an error
@@ -30,12 +32,12 @@ func Run(in Input, opt render.Options) ([]render.Object, diag.Results) {
 	set, rs := decode(in.Items)
 	clusters, brs := model.Build(set)
 	rs = append(rs, brs...)
-	prev := &render.Previous{}
+	prev := &prior.Previous{}
 	for _, p := range in.Previous {
 		rs = append(rs, prev.Add(p)...)
 	}
 	// Every zone is built once, in parallel, for the validator and the renderer.
-	zones := &render.ZoneCache{}
+	zones := &zonefile.Cache{}
 	zones.BuildAll(clusters)
 	rs = append(rs, validate.Check(set, clusters, prev, zones)...)
 	if rs.HasErrors() {
@@ -44,7 +46,6 @@ func Run(in Input, opt render.Options) ([]render.Object, diag.Results) {
 	}
 	objs, rrs := render.Render(clusters, prev, zones, opt)
 	rs = append(rs, rrs...)
-	rs = append(rs, validate.CheckRendered(clusters, objs)...)
 	rs.Sort()
 	if rs.HasErrors() {
 		return nil, rs

@@ -8,7 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/mapkeys"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
@@ -23,7 +25,7 @@ const MaxZoneSummary = 20
 // ConfigMap. It is what a kpt user sees after `kpt fn render`; `bind-fn
 // plan` shows the records. Clusters without a previous render are not
 // summarised (every zone would be "added").
-func ZoneSummary(prev []render.PrevObject, objs []render.Object) diag.Results {
+func ZoneSummary(prev []prior.Object, objs []render.Object) diag.Results {
 	before := map[string]map[string]zonefile.State{}
 	for _, p := range prev {
 		if p.Kind != "ConfigMap" {
@@ -74,7 +76,7 @@ func ZoneSummary(prev []render.PrevObject, objs []render.Object) diag.Results {
 }
 
 func zoneStates(a map[string]string) (map[string]zonefile.State, bool) {
-	raw, ok := a[render.ZoneStateAnnotation]
+	raw, ok := a[layout.ZoneStateAnnotation]
 	if !ok {
 		return nil, false
 	}

@@ -9,6 +9,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
@@ -20,10 +21,10 @@ func TestZoneSummary(t *testing.T) {
 	if rs.HasErrors() {
 		t.Fatal(rs)
 	}
-	var prev []render.PrevObject
+	var prev []prior.Object
 	for _, o := range first {
 		if cm, ok := o.Obj.(*corev1.ConfigMap); ok {
-			p := render.PrevObject{Kind: "ConfigMap", Annotations: cm.Annotations}
+			p := prior.Object{Kind: "ConfigMap", Annotations: cm.Annotations}
 			p.Src.Ref.Namespace, p.Src.Ref.Name = cm.Namespace, cm.Name
 			prev = append(prev, p)
 		}

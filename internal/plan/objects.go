@@ -18,6 +18,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/krm"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 )
 
@@ -262,13 +263,13 @@ func decodeRendered(kind string, js []byte) (Object, error) {
 
 // Previous is the package's rendered objects as the pipeline's previous
 // output: serials and key material carry over as kpt would carry them.
-func (p *Package) Previous() []render.PrevObject {
-	var out []render.PrevObject
+func (p *Package) Previous() []prior.Object {
+	var out []prior.Object
 	for _, o := range p.Rendered {
 		if o.Kind != "Secret" && o.Kind != "ConfigMap" {
 			continue
 		}
-		po := render.PrevObject{Kind: o.Kind, Annotations: o.Annotations, Data: o.Data}
+		po := prior.Object{Kind: o.Kind, Annotations: o.Annotations, Data: o.Data}
 		po.Src.Ref = diag.ObjectRef{APIVersion: "v1", Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
 		out = append(out, po)
 	}

@@ -14,7 +14,6 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
-	"git.unkin.net/unkin/bind-fn/internal/render"
 )
 
 // snapshot is one rendered BindCluster as DNS sees it.
@@ -84,9 +83,9 @@ func snapshots(objs []Object) (map[string]*snapshot, error) {
 					return nil, fmt.Errorf("ConfigMap %s/%s %s: %w", o.Namespace, o.Name, layout.AgentConfig, err)
 				}
 			}
-			if st := o.Annotations[render.ZoneStateAnnotation]; st != "" {
+			if st := o.Annotations[layout.ZoneStateAnnotation]; st != "" {
 				if err := json.Unmarshal([]byte(st), &s.state); err != nil {
-					return nil, fmt.Errorf("ConfigMap %s/%s annotation %s: %w", o.Namespace, o.Name, render.ZoneStateAnnotation, err)
+					return nil, fmt.Errorf("ConfigMap %s/%s annotation %s: %w", o.Namespace, o.Name, layout.ZoneStateAnnotation, err)
 				}
 			}
 		case o.Kind == "ConfigMap" && o.Component() == objects.ComponentZones:

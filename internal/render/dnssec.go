@@ -15,33 +15,13 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 )
 
 // DNSSECBudget is the most bytes of key files the DNSSEC Secret carries
 // (Kubernetes refuses objects over 1 MiB): about 400 zones with an ECDSA
 // KSK and ZSK (about 2 KB each), twice as many with one CSK.
 const DNSSECBudget = 768 << 10
-
-// dnssecRecord is what the DS ConfigMap's annotation records: every signed
-// zone's DNSKEYs ("<alg>/<flags>/<tag>"), sorted.
-type dnssecRecord map[string][]string
-
-// addDNSSECRecord reads a previous DS ConfigMap; it reports whether o was one.
-func (p *Previous) addDNSSECRecord(o PrevObject) bool {
-	raw, ok := o.Annotations[layout.DNSSECKeysAnnotation]
-	if !ok {
-		return false
-	}
-	rec := dnssecRecord{}
-	if json.Unmarshal([]byte(raw), &rec) != nil {
-		return true // unreadable: nothing to compare against, as after a first render
-	}
-	if p.dnssec == nil {
-		p.dnssec = map[string]dnssecRecord{}
-	}
-	p.dnssec[o.Src.Ref.Namespace+"/"+o.Src.Ref.Name] = rec
-	return true
-}
 
 // signedZone is a zone signed by the cluster's primary, with its policy.
 type signedZone struct {
@@ -106,7 +86,7 @@ func PolicySpecs(p *model.DNSSECPolicy) ([]dnssec.Spec, bool) {
 // keys: kept from the previous output, new for a new zone, gone with a
 // removed zone) and the DS ConfigMap (the DS records for the parents, and
 // the DNSKEYs they came from), and an info result per zone with its DS.
-func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectList) diag.Results {
+func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *objectList) diag.Results {
 	zones, rs := signedZones(c)
 	if len(zones) == 0 {
 		return rs
@@ -129,7 +109,7 @@ func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectLis
 		}
 	} else {
 		var probs []dnssec.Problem
-		kept, probs = dnssec.Parse(prev.secrets[c.Namespace+"/"+secretName])
+		kept, probs = dnssec.Parse(prev.Secret(c.Namespace, secretName))
 		for _, p := range probs {
 			rs.Errorf(c.Src, "", "cannot use file %q of the DNSSEC key Secret %q: %v; fix it, or remove it from the Secret", p.File, secretName, p.Err)
 		}
@@ -138,12 +118,12 @@ func dnssecObjects(c *model.Cluster, prev *Previous, opt Options, out *objectLis
 	for _, k := range kept {
 		byZone[k.Zone()] = append(byZone[k.Zone()], k)
 	}
-	lastRec := prev.dnssec[c.Namespace+"/"+layout.DSConfigMapName(c.Name)]
+	lastRec := prev.DNSKEYs(c.Namespace, layout.DSConfigMapName(c.Name))
 	names := slices.Sorted(maps.Keys(zones))
 
 	rs = append(rs, rollWarnings(zones)...)
 	files := map[string][]byte{}
-	rec := dnssecRecord{}
+	rec := prior.DNSKEYRecord{}
 	var dsText strings.Builder
 	var anchors []nc.Stmt
 	size := 0

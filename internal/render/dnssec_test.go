@@ -16,6 +16,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 )
@@ -61,11 +62,11 @@ spec:
 
 const kskZsk = `[{role: ksk, algorithm: ecdsap256sha256}, {role: zsk, algorithm: ecdsap256sha256}]`
 
-func runRand(items []model.Item, prev []render.PrevObject, r interface{ Read([]byte) (int, error) }) ([]render.Object, diag.Results) {
+func runRand(items []model.Item, prev []prior.Object, r interface{ Read([]byte) (int, error) }) ([]render.Object, diag.Results) {
 	return pipeline.Run(pipeline.Input{Items: items, Previous: prev}, render.Options{Rand: r})
 }
 
-func mustRun(t *testing.T, items []model.Item, prev []render.PrevObject, r interface{ Read([]byte) (int, error) }) ([]render.Object, diag.Results) {
+func mustRun(t *testing.T, items []model.Item, prev []prior.Object, r interface{ Read([]byte) (int, error) }) ([]render.Object, diag.Results) {
 	t.Helper()
 	objs, rs := runRand(items, prev, r)
 	if rs.HasErrors() {
@@ -187,7 +188,7 @@ func TestDNSSECKeysAcrossRenders(t *testing.T) {
 		}
 		// Re-keying on purpose: without the record of the last keys the
 		// new keys are accepted.
-		var noRecord []render.PrevObject
+		var noRecord []prior.Object
 		for _, p := range prev {
 			if p.Src.Ref.Name != layout.DSConfigMapName("sec") {
 				noRecord = append(noRecord, p)
@@ -227,7 +228,7 @@ func TestDNSSECBringYourOwnKeys(t *testing.T) {
 			wantDS = fmt.Sprintf("a.example. 3600 IN DS %d 13 2 %s\n", d.KeyTag, strings.ToUpper(d.Digest))
 		}
 	}
-	prev := []render.PrevObject{{Kind: "Secret", Data: byo}}
+	prev := []prior.Object{{Kind: "Secret", Data: byo}}
 	prev[0].Src.Ref.Namespace, prev[0].Src.Ref.Name = "dns", layout.DNSSECSecretName("sec")
 	// TSIG and rndc material is new (no previous output); no DNSSEC key is.
 	objs, rs := mustRun(t, signedInput(t, kskZsk, "a.example"), prev, &testutil.DetRand{})

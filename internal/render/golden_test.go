@@ -17,6 +17,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
@@ -45,7 +46,7 @@ func scenarios(t *testing.T) map[string]scenario {
 	return out
 }
 
-func run(t *testing.T, items []model.Item, prev []render.PrevObject) []render.Object {
+func run(t *testing.T, items []model.Item, prev []prior.Object) []render.Object {
 	t.Helper()
 	objs, rs := pipeline.Run(pipeline.Input{Items: items, Previous: prev}, render.Options{Rand: &testutil.DetRand{}})
 	if rs.HasErrors() {
@@ -109,17 +110,17 @@ func TestDeterministic(t *testing.T) {
 }
 
 // previous turns rendered objects into the previous-output view the adapters build.
-func previous(t *testing.T, objs []render.Object) []render.PrevObject {
+func previous(t *testing.T, objs []render.Object) []prior.Object {
 	t.Helper()
-	var out []render.PrevObject
+	var out []prior.Object
 	for _, o := range objs {
 		switch v := o.Obj.(type) {
 		case *corev1.Secret:
-			p := render.PrevObject{Kind: "Secret", Data: v.Data}
+			p := prior.Object{Kind: "Secret", Data: v.Data}
 			p.Src.Ref.Namespace, p.Src.Ref.Name = v.Namespace, v.Name
 			out = append(out, p)
 		case *corev1.ConfigMap:
-			p := render.PrevObject{Kind: "ConfigMap", Annotations: v.Annotations}
+			p := prior.Object{Kind: "ConfigMap", Annotations: v.Annotations}
 			p.Src.Ref.Namespace, p.Src.Ref.Name = v.Namespace, v.Name
 			out = append(out, p)
 		}

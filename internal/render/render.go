@@ -17,12 +17,9 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
-
-// ZoneStateAnnotation on the <cluster>-config ConfigMap carries each zone's
-// serial and content hash, so the next render can bump serials exactly when
-// content changes.
-const ZoneStateAnnotation = "bind.unkin.net/zone-state"
 
 // ShardBudget is the most zone-file bytes one zones ConfigMap carries:
 // Kubernetes refuses objects over 1 MiB, and metadata needs room.
@@ -42,10 +39,11 @@ type Object struct {
 
 // Render renders every cluster, with the key material and serials prev
 // kept from the previous output, and the zones built this run in zones
-// (either may be nil). On any error the objects must not be used.
-func Render(clusters []*model.Cluster, prev *Previous, zones *ZoneCache, opt Options) ([]Object, diag.Results) {
+// (either may be nil), then checks its own output (SelfCheck). On any error
+// the objects must not be used.
+func Render(clusters []*model.Cluster, prev *prior.Previous, zones *zonefile.Cache, opt Options) ([]Object, diag.Results) {
 	if prev == nil {
-		prev = &Previous{}
+		prev = &prior.Previous{}
 	}
 	var out []Object
 	var rs diag.Results
@@ -66,10 +64,11 @@ func Render(clusters []*model.Cluster, prev *Previous, zones *ZoneCache, opt Opt
 			out = append(out, o)
 		}
 	}
+	rs = append(rs, SelfCheck(clusters, out)...)
 	return out, rs
 }
 
-func renderCluster(c *model.Cluster, prev *Previous, zones *ZoneCache, opt Options) ([]Object, diag.Results) {
+func renderCluster(c *model.Cluster, prev *prior.Previous, zones *zonefile.Cache, opt Options) ([]Object, diag.Results) {
 	zs := buildZones(c, prev, zones)
 	shards := zs.shard()
 	rs := zs.rs
@@ -92,7 +91,7 @@ func renderCluster(c *model.Cluster, prev *Previous, zones *ZoneCache, opt Optio
 		layout.NamedConfPrimary:   string(primaryConf),
 		layout.NamedConfSecondary: string(secondaryConf),
 		layout.AgentConfig:        string(agentJSON) + "\n",
-	}, map[string]string{ZoneStateAnnotation: string(stateJSON)})
+	}, map[string]string{layout.ZoneStateAnnotation: string(stateJSON)})
 	out.add("configmap", cfg.Name, cfg)
 	var shardNames []string
 	for i, data := range shards {
@@ -127,7 +126,7 @@ func (l *objectList) add(kind, name string, o any) {
 // output, else new material), the keys Secret the pods mount, and the rndc
 // Secret. It returns the imported key Secrets, which the pods mount one by
 // one (they are managed elsewhere).
-func keySecrets(c *model.Cluster, prev *Previous, opt Options, out *objectList) ([]string, diag.Results) {
+func keySecrets(c *model.Cluster, prev *prior.Previous, opt Options, out *objectList) ([]string, diag.Results) {
 	var rs diag.Results
 	var imported []string
 	keyFiles := map[string][]byte{}
@@ -136,7 +135,7 @@ func keySecrets(c *model.Cluster, prev *Previous, opt Options, out *objectList) 
 			imported = append(imported, k.SecretName)
 			continue
 		}
-		material, err := prev.material(c.Namespace, k.SecretName, k.Algorithm, opt.Rand)
+		material, err := prev.Material(c.Namespace, k.SecretName, k.Algorithm, opt.Rand)
 		if err != nil {
 			rs.Errorf(k.Src, "", "cannot make key material for %q: %v", k.KeyName, err)
 			continue
@@ -148,7 +147,7 @@ func keySecrets(c *model.Cluster, prev *Previous, opt Options, out *objectList) 
 	sort.Strings(imported)
 	ks := objects.KeysSecret(c, keyFiles)
 	out.add("secret", ks.Name, ks)
-	rndc, err := prev.material(c.Namespace, layout.RNDCSecretName(c.Name), objects.RNDCAlgorithm, opt.Rand)
+	rndc, err := prev.Material(c.Namespace, layout.RNDCSecretName(c.Name), objects.RNDCAlgorithm, opt.Rand)
 	if err != nil {
 		rs.Errorf(c.Src, "", "cannot make the rndc key: %v", err)
 	} else {
@@ -156,11 +155,4 @@ func keySecrets(c *model.Cluster, prev *Previous, opt Options, out *objectList) 
 		out.add("secret", s.Name, s)
 	}
 	return imported, rs
-}
-
-func stateKey(view, zone string) string {
-	if view == "" {
-		return bare(zone)
-	}
-	return view + "/" + bare(zone)
 }

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
@@ -16,9 +17,9 @@ import (
 func serials(t *testing.T, objs []render.Object) map[string]zonefile.State {
 	t.Helper()
 	for _, o := range objs {
-		if cm, ok := o.Obj.(*corev1.ConfigMap); ok && cm.Annotations[render.ZoneStateAnnotation] != "" {
+		if cm, ok := o.Obj.(*corev1.ConfigMap); ok && cm.Annotations[layout.ZoneStateAnnotation] != "" {
 			st := map[string]zonefile.State{}
-			if err := json.Unmarshal([]byte(cm.Annotations[render.ZoneStateAnnotation]), &st); err != nil {
+			if err := json.Unmarshal([]byte(cm.Annotations[layout.ZoneStateAnnotation]), &st); err != nil {
 				t.Fatal(err)
 			}
 			return st

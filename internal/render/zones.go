@@ -7,6 +7,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
@@ -25,7 +26,7 @@ type fileRef struct {
 // zones — with their serial state, and what refers to each file: the
 // named.conf plan, the agent's seed list.
 type zoneSet struct {
-	cache     *ZoneCache
+	cache     *zonefile.Cache
 	prevState map[string]zonefile.State
 	plan      *confPlan
 	state     map[string]zonefile.State
@@ -38,10 +39,10 @@ type zoneSet struct {
 
 // buildZones builds every zone file of c, serials carried from prev, primary
 // zones taken from cache.
-func buildZones(c *model.Cluster, prev *Previous, cache *ZoneCache) *zoneSet {
+func buildZones(c *model.Cluster, prev *prior.Previous, cache *zonefile.Cache) *zoneSet {
 	zs := &zoneSet{
 		cache:     cache,
-		prevState: prev.zoneState(c),
+		prevState: prev.ZoneStates(c),
 		plan:      &confPlan{files: map[zoneKey]string{}, catalogs: map[string]string{}, policies: map[zoneKey]string{}},
 		state:     map[string]zonefile.State{},
 	}
@@ -75,10 +76,9 @@ func (zs *zoneSet) add(key string, src diag.Source, z *zonefile.Zone, explicit *
 	if s, ok := zs.prevState[key]; ok {
 		p = &s
 	}
+	// Without an explicit serial NextSerial keeps or advances the previous
+	// one; an explicit one going backwards is validate's (checkSerial).
 	serial := zonefile.NextSerial(p, z.Hash, explicit)
-	if p != nil && explicit == nil && serial < p.Serial && p.Serial-serial < 1<<31 {
-		zs.rs.Errorf(src, "spec.soa.serial", "serial would go backwards from %d", p.Serial)
-	}
 	zs.state[key] = zonefile.State{Serial: serial, Hash: z.Hash}
 	zs.files = append(zs.files, zoneFile{name: name, text: z.Text(serial)})
 	zs.refs = append(zs.refs, fileRef{set: set, name: name})
@@ -91,7 +91,7 @@ func (zs *zoneSet) catalog(v *model.View) {
 	cz, rs := zonefile.ViewCatalog(v)
 	zs.failed(rs)
 	if cz != nil {
-		zs.add(stateKey(v.Name, v.Catalog.ZoneName), v.Catalog.Src, cz, nil, fileName("catalog", v.Name, v.Catalog.ZoneName),
+		zs.add(layout.ZoneStateKey(v.Name, v.Catalog.ZoneName), v.Catalog.Src, cz, nil, fileName("catalog", v.Name, v.Catalog.ZoneName),
 			func(p string) { zs.plan.catalogs[v.Name] = p })
 	}
 }
@@ -122,16 +122,16 @@ func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone) {
 		// (their parts inlined by the agent).
 		dest := layout.DataPath(primaryDir, name)
 		zs.plan.files[k] = dest
-		zs.add(stateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) {
+		zs.add(layout.ZoneStateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) {
 			zs.seeds = append(zs.seeds, layout.SeedZone{Zone: bare(z.Name), View: v.Name, Source: p, Dest: dest, Refresh: !z.Spec.DynamicUpdate})
 			if dyn >= 0 {
 				zs.dyn[dyn].Source = p
 			}
 		})
 	} else {
-		zs.add(stateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) { zs.plan.files[k] = p })
+		zs.add(layout.ZoneStateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) { zs.plan.files[k] = p })
 	}
-	zs.cache.forget(z) // its text is made: let the RRs go
+	zs.cache.Forget(z) // its text is made: let the RRs go
 }
 
 func (zs *zoneSet) policy(v *model.View, p *model.Policy) {
@@ -141,7 +141,7 @@ func (zs *zoneSet) policy(v *model.View, p *model.Policy) {
 		return
 	}
 	k := zoneKey{v.Name, p.ZoneName}
-	zs.add(stateKey(v.Name, p.ZoneName), p.Src, pz, nil, fileName("rpz", v.Name, p.ZoneName), func(path string) { zs.plan.policies[k] = path })
+	zs.add(layout.ZoneStateKey(v.Name, p.ZoneName), p.Src, pz, nil, fileName("rpz", v.Name, p.ZoneName), func(path string) { zs.plan.policies[k] = path })
 }
 
 // shard packs the zone files, in name order, into ConfigMaps under the

@@ -12,8 +12,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 )
@@ -69,7 +71,7 @@ func loadCase(t *testing.T, dir string) (pipeline.Input, expectFile) {
 		t.Fatalf("expect.yaml: %v", err)
 	}
 	for _, p := range exp.Previous {
-		po := render.PrevObject{Kind: "ConfigMap", Annotations: map[string]string{render.ZoneStateAnnotation: p.ZoneState}}
+		po := prior.Object{Kind: "ConfigMap", Annotations: map[string]string{layout.ZoneStateAnnotation: p.ZoneState}}
 		po.Src.Ref.Namespace, po.Src.Ref.Name = p.Namespace, p.Name
 		in.Previous = append(in.Previous, po)
 	}

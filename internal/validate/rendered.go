@@ -3,17 +3,11 @@ package validate
 import (
 	"fmt"
 	"net/netip"
-	"regexp"
-	"sort"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"git.unkin.net/unkin/bind-fn/internal/diag"
-	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
-	"git.unkin.net/unkin/bind-fn/internal/render"
 )
 
 func parseCIDR(s string) (netip.Prefix, error) {
@@ -55,7 +49,7 @@ func inputAddresses(c *model.Cluster) []inputAddress {
 	// extraOptions carry addresses of their own (blackhole, listen-on,
 	// query-source ...): the user wrote them, so they are input too.
 	for i, e := range c.Spec.ExtraOptions {
-		for _, p := range addressLiterals(e) {
+		for _, p := range nc.AddressLiterals(e) {
 			out = append(out, inputAddress{c.Src, fmt.Sprintf("spec.extraOptions[%d]", i), p})
 		}
 	}
@@ -100,89 +94,14 @@ func checkRuntimeAddresses(c *model.Cluster) diag.Results {
 	return rs
 }
 
-var ipLiteral = regexp.MustCompile(`[0-9A-Fa-f:.]*[:.][0-9A-Fa-f:.]*(?:/[0-9]+)?`)
-
-// CheckRendered checks the rendered objects against the API server's size
-// limits (checkObjectSizes), and proves, after rendering, that every IP literal in every
-// rendered named.conf comes from an input field (or is loopback, for the
-// control and statistics channels): no pod IP and no address learnt at run
-// time is ever rendered (docs/design.md#no-runtime-address). A hit is a bug in bind-fn, reported
-// against the cluster.
-func CheckRendered(clusters []*model.Cluster, objs []render.Object) diag.Results {
-	rs := checkObjectSizes(clusters, objs)
-	byName := map[string]*model.Cluster{}
-	allowed := map[string]map[netip.Prefix]bool{}
-	for _, c := range clusters {
-		k := c.Namespace + "/" + layout.ConfigMapName(c.Name)
-		byName[k] = c
-		m := map[netip.Prefix]bool{}
-		for _, a := range inputAddresses(c) {
-			m[a.prefix] = true
-		}
-		allowed[k] = m
-	}
-	for _, o := range objs {
-		cm, ok := o.Obj.(*corev1.ConfigMap)
-		if !ok {
-			continue
-		}
-		k := cm.Namespace + "/" + cm.Name
-		c := byName[k]
-		if c == nil {
-			continue
-		}
-		for _, file := range []string{layout.NamedConfPrimary, layout.NamedConfSecondary} {
-			var bad []string
-			for _, lit := range addressLiterals(cm.Data[file]) {
-				if lit.Addr().IsLoopback() || allowed[k][lit] {
-					continue
-				}
-				bad = append(bad, lit.String())
-			}
-			if len(bad) > 0 {
-				sort.Strings(bad)
-				rs.Errorf(c.Src, "", "cannot render %s for BindCluster %q: it holds address(es) %s that no input field holds (a runtime address must never reach config); this is a bug in bind-fn, please report it", file, c.Name, strings.Join(bad, ", "))
-			}
-		}
-	}
-	return rs
-}
-
-// addressLiterals finds the IP addresses and networks outside quoted
-// strings and comments of a named.conf.
-func addressLiterals(conf string) []netip.Prefix {
+// InputAddresses are the addresses and networks the cluster's input fields
+// hold (address match lists, server entries, extraOptions): the only
+// addresses a rendered named.conf may hold besides loopback. The renderer's
+// self-check proves it (render.SelfCheck).
+func InputAddresses(c *model.Cluster) []netip.Prefix {
 	var out []netip.Prefix
-	for _, line := range strings.Split(conf, "\n") {
-		line = stripQuoted(line)
-		if i := strings.Index(line, "//"); i >= 0 {
-			line = line[:i]
-		}
-		for _, m := range ipLiteral.FindAllString(line, -1) {
-			if p, err := netip.ParsePrefix(m); err == nil {
-				out = append(out, p)
-			} else if a, err := netip.ParseAddr(m); err == nil {
-				out = append(out, netip.PrefixFrom(a, a.BitLen()))
-			}
-		}
+	for _, a := range inputAddresses(c) {
+		out = append(out, a.prefix)
 	}
 	return out
-}
-
-// stripQuoted blanks out double-quoted strings (with their escapes).
-func stripQuoted(line string) string {
-	var b strings.Builder
-	in := false
-	for i := 0; i < len(line); i++ {
-		ch := line[i]
-		switch {
-		case in && ch == '\\':
-			i++
-		case ch == '"':
-			in = !in
-			b.WriteByte(' ')
-		case !in:
-			b.WriteByte(ch)
-		}
-	}
-	return b.String()
 }

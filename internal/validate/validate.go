@@ -22,7 +22,8 @@ package validate
 import (
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
-	"git.unkin.net/unkin/bind-fn/internal/render"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
 // Check runs every check over the decoded set and the resolved clusters.
@@ -30,7 +31,7 @@ import (
 // model already reported (dangling references, duplicate zones, views and
 // catalogs) are not reported again. prev is the previous output (serials),
 // zones this run's built zones, shared with the renderer; either may be nil.
-func Check(set *model.Set, clusters []*model.Cluster, prev *render.Previous, zones *render.ZoneCache) diag.Results {
+func Check(set *model.Set, clusters []*model.Cluster, prev *prior.Previous, zones *zonefile.Cache) diag.Results {
 	var rs diag.Results
 	if set == nil {
 		return rs
@@ -77,7 +78,7 @@ var clusterChecks = []func(*model.Cluster) diag.Results{
 	checkNames,
 }
 
-func checkCluster(set *model.Set, c *model.Cluster, prev *render.Previous, zones *render.ZoneCache) diag.Results {
+func checkCluster(set *model.Set, c *model.Cluster, prev *prior.Previous, zones *zonefile.Cache) diag.Results {
 	var rs diag.Results
 	rs = append(rs, checkScopedNames(set, c)...)
 	for _, f := range clusterChecks {

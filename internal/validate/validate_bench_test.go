@@ -5,8 +5,9 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/model"
-	"git.unkin.net/unkin/bind-fn/internal/render"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/validate"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
 // BenchmarkCheck runs every invariant over a decoded, resolved package.
@@ -17,7 +18,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.Run(gen.BenchName(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if rs := validate.Check(set, clusters, &render.Previous{}, &render.ZoneCache{}); rs.HasErrors() {
+				if rs := validate.Check(set, clusters, &prior.Previous{}, &zonefile.Cache{}); rs.HasErrors() {
 					b.Fatal(rs)
 				}
 			}

@@ -7,7 +7,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
-	"git.unkin.net/unkin/bind-fn/internal/render"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
@@ -198,7 +198,7 @@ func rfc1982Less(a, b uint32) bool {
 // file shows: the serial against the previous render. Size is no limit:
 // the renderer splits every zone file over zones ConfigMaps, and the agent
 // inlines a dynamic or signed zone's parts when it seeds it.
-func checkZoneData(c *model.Cluster, prev *render.Previous, zones *render.ZoneCache) diag.Results {
+func checkZoneData(c *model.Cluster, prev *prior.Previous, zones *zonefile.Cache) diag.Results {
 	var rs diag.Results
 	for _, v := range c.Views {
 		_, zrs := zonefile.ViewCatalog(v)
@@ -225,7 +225,7 @@ func checkZoneData(c *model.Cluster, prev *render.Previous, zones *render.ZoneCa
 
 // checkSerial: an explicit serial never goes below the previous output's,
 // and must move when the content did.
-func checkSerial(c *model.Cluster, v *model.View, z *model.Zone, built *zonefile.Zone, prev *render.Previous) diag.Results {
+func checkSerial(c *model.Cluster, v *model.View, z *model.Zone, built *zonefile.Zone, prev *prior.Previous) diag.Results {
 	var rs diag.Results
 	if z.Spec.SOA == nil || z.Spec.SOA.Serial == nil {
 		return rs

@@ -25,6 +25,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	v1alpha1in "git.unkin.net/unkin/bind-fn/internal/xfn/input/v1alpha1"
 )
@@ -262,8 +263,8 @@ func requiredItems(req *fnv1.RunFunctionRequest, ns string) ([]model.Item, bool,
 
 // Previous is the previous render as Crossplane observes it: the composed
 // resources bind-fn manages carry the key material and zone serials.
-func Previous(observed map[resource.Name]resource.ObservedComposed) ([]render.PrevObject, diag.Results) {
-	var out []render.PrevObject
+func Previous(observed map[resource.Name]resource.ObservedComposed) ([]prior.Object, diag.Results) {
+	var out []prior.Object
 	var rs diag.Results
 	names := make([]string, 0, len(observed))
 	for n := range observed {
@@ -282,11 +283,11 @@ func Previous(observed map[resource.Name]resource.ObservedComposed) ([]render.Pr
 			continue
 		}
 		src := diag.Source{Ref: diag.ObjectRef{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}, File: "observed " + n}
-		po := render.PrevObject{Src: src, Kind: o.GetKind(), Annotations: o.GetAnnotations()}
+		po := prior.Object{Src: src, Kind: o.GetKind(), Annotations: o.GetAnnotations()}
 		if o.GetKind() == "Secret" {
 			js, err := json.Marshal(o.Object)
 			if err == nil {
-				po.Data, err = render.SecretData(js)
+				po.Data, err = prior.SecretData(js)
 			}
 			if err != nil {
 				rs.Warnf(src, "data", "cannot read the observed Secret (%v): its key material will be regenerated", err)

@@ -39,6 +39,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
 // Stages of BIND's verdict.
@@ -236,7 +237,7 @@ func bypassRender(items []model.Item) (objs []render.Object, renderErrs diag.Res
 	if len(clusters) == 0 {
 		return nil, nil, "no cluster could be resolved"
 	}
-	zones := &render.ZoneCache{}
+	zones := &zonefile.Cache{}
 	zones.BuildAll(clusters)
 	objs, rs := render.Render(clusters, nil, zones, render.Options{Rand: &testutil.DetRand{}})
 	if len(objs) == 0 {

@@ -16,6 +16,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
+	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
@@ -75,12 +76,12 @@ type Rendered struct {
 
 func renderInputs(t testing.TB, in Inputs, prev *Rendered) *Rendered {
 	t.Helper()
-	var prevObjs []render.PrevObject
+	var prevObjs []prior.Object
 	if prev != nil {
 		for _, o := range prev.Objs {
 			switch v := o.Obj.(type) {
 			case *corev1.Secret:
-				p := render.PrevObject{Kind: "Secret", Data: v.Data, Annotations: v.Annotations}
+				p := prior.Object{Kind: "Secret", Data: v.Data, Annotations: v.Annotations}
 				p.Src.Ref.Namespace, p.Src.Ref.Name = v.Namespace, v.Name
 				prevObjs = append(prevObjs, p)
 			case *corev1.ConfigMap:
@@ -88,7 +89,7 @@ func renderInputs(t testing.TB, in Inputs, prev *Rendered) *Rendered {
 				for k, s := range v.Data {
 					data[k] = []byte(s)
 				}
-				p := render.PrevObject{Kind: "ConfigMap", Annotations: v.Annotations, Data: data}
+				p := prior.Object{Kind: "ConfigMap", Annotations: v.Annotations, Data: data}
 				p.Src.Ref.Namespace, p.Src.Ref.Name = v.Namespace, v.Name
 				prevObjs = append(prevObjs, p)
 			}

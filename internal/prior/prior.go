@@ -1,4 +1,11 @@
-package render
+// Package prior is one run's state from the previous output: key material
+// and zone serials kept in the Secrets and ConfigMaps bind-fn rendered
+// before (kpt hands them back in the package, Crossplane as observed
+// composed resources), and the key material this run makes, so that every
+// cluster sharing a key renders the same secret. Validation reads it (a
+// serial that would go backwards), the renderer reads and extends it; it
+// sits below both and imports neither.
+package prior
 
 import (
 	"encoding/base64"
@@ -15,21 +22,18 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
-// Previous is what the function keeps from its previous output: key
-// material and zone serials. kpt hands the previous output back in the
-// package; Crossplane passes observed composed resources. It also keeps the
-// key material this run generates (remember), so that every cluster sharing
-// a key renders the same secret. This run's built zones are a ZoneCache.
+// Previous is what the function keeps from its previous output. The zero
+// value is a first render (nothing kept).
 type Previous struct {
 	secrets map[string]map[string][]byte // ns/name -> data
 	zones   map[string]map[string]zonefile.State
 	// generated is this run's new key material by namespace/Secret name.
 	generated map[string][]byte
-	dnssec    map[string]dnssecRecord // ns/cluster -> DNSKEYs at the last render (dnssec.go)
+	dnssec    map[string]DNSKEYRecord // ns/DS ConfigMap -> DNSKEYs at the last render
 }
 
-// PrevObject is a previously rendered object, as the adapters see it.
-type PrevObject struct {
+// Object is a previously rendered object, as the adapters see it.
+type Object struct {
 	Src         diag.Source
 	Kind        string
 	Annotations map[string]string
@@ -37,9 +41,14 @@ type PrevObject struct {
 	Data map[string][]byte
 }
 
+// DNSKEYRecord is what the DS ConfigMap's annotation
+// (layout.DNSSECKeysAnnotation) records: every signed zone's DNSKEYs
+// ("<alg>/<flags>/<tag>"), sorted, by zone.
+type DNSKEYRecord map[string][]string
+
 // Add records a previously rendered object. It returns a warning when the
 // object carries state that cannot be read (the zone serials then restart).
-func (p *Previous) Add(o PrevObject) diag.Results {
+func (p *Previous) Add(o Object) diag.Results {
 	var rs diag.Results
 	key := o.Src.Ref.Namespace + "/" + o.Src.Ref.Name
 	switch o.Kind {
@@ -49,16 +58,24 @@ func (p *Previous) Add(o PrevObject) diag.Results {
 		}
 		p.secrets[key] = o.Data
 	case "ConfigMap":
-		if p.addDNSSECRecord(o) {
+		if raw, ok := o.Annotations[layout.DNSSECKeysAnnotation]; ok {
+			rec := DNSKEYRecord{}
+			if json.Unmarshal([]byte(raw), &rec) != nil {
+				return nil // unreadable: nothing to compare against, as after a first render
+			}
+			if p.dnssec == nil {
+				p.dnssec = map[string]DNSKEYRecord{}
+			}
+			p.dnssec[key] = rec
 			return nil
 		}
-		raw, ok := o.Annotations[ZoneStateAnnotation]
+		raw, ok := o.Annotations[layout.ZoneStateAnnotation]
 		if !ok || !strings.HasSuffix(o.Src.Ref.Name, "-config") {
 			return nil
 		}
 		st := map[string]zonefile.State{}
 		if err := json.Unmarshal([]byte(raw), &st); err != nil {
-			rs.Warnf(o.Src, "metadata.annotations["+ZoneStateAnnotation+"]", "cannot read the previous zone serials (%v): serials restart unless spec.soa.serial is set", err)
+			rs.Warnf(o.Src, "metadata.annotations["+layout.ZoneStateAnnotation+"]", "cannot read the previous zone serials (%v): serials restart unless spec.soa.serial is set", err)
 			return rs
 		}
 		if p.zones == nil {
@@ -69,7 +86,12 @@ func (p *Previous) Add(o PrevObject) diag.Results {
 	return rs
 }
 
-func (p *Previous) zoneState(c *model.Cluster) map[string]zonefile.State {
+// ZoneStates are the serials and content hashes the previous render of
+// cluster c recorded, by layout.ZoneStateKey.
+func (p *Previous) ZoneStates(c *model.Cluster) map[string]zonefile.State {
+	if p == nil {
+		return nil
+	}
 	return p.zones[c.Namespace+"/"+layout.ConfigMapName(c.Name)]
 }
 
@@ -77,17 +99,30 @@ func (p *Previous) zoneState(c *model.Cluster) map[string]zonefile.State {
 // for a zone of cluster c (view "" without views; zone canonical, with the
 // trailing dot), and whether there was one.
 func (p *Previous) ZoneState(c *model.Cluster, view, zone string) (zonefile.State, bool) {
-	if p == nil {
-		return zonefile.State{}, false
-	}
-	s, ok := p.zoneState(c)[stateKey(view, zone)]
+	s, ok := p.ZoneStates(c)[layout.ZoneStateKey(view, zone)]
 	return s, ok
+}
+
+// Secret is the data of a previously rendered Secret, nil when there was none.
+func (p *Previous) Secret(ns, name string) map[string][]byte {
+	if p == nil {
+		return nil
+	}
+	return p.secrets[ns+"/"+name]
+}
+
+// DNSKEYs is what a previous DS ConfigMap recorded, nil when there was none.
+func (p *Previous) DNSKEYs(ns, name string) DNSKEYRecord {
+	if p == nil {
+		return nil
+	}
+	return p.dnssec[ns+"/"+name]
 }
 
 // secretMaterial returns the key material of a previously rendered Secret:
 // its `secret` key, or the secret inside its key statement (rndc.key).
 func (p *Previous) secretMaterial(ns, name string) []byte {
-	d := p.secrets[ns+"/"+name]
+	d := p.Secret(ns, name)
 	if d == nil {
 		return nil
 	}
@@ -105,9 +140,13 @@ func (p *Previous) secretMaterial(ns, name string) []byte {
 	return raw
 }
 
-// material returns the key material kept in a previous Secret, or new
-// material from r.
-func (p *Previous) material(ns, name, alg string, r io.Reader) ([]byte, error) {
+// Material returns the key material kept in a previous Secret, or the
+// material this run already made for it, or new material from r, which it
+// remembers for the rest of the run: a BindTSIGKey without clusterRef is in
+// every cluster of its namespace, and each cluster's keys Secret must carry
+// the one secret its Secret holds, from the first render on (not only once
+// the previous output is read back).
+func (p *Previous) Material(ns, name, alg string, r io.Reader) ([]byte, error) {
 	if b := p.secretMaterial(ns, name); b != nil {
 		return b, nil
 	}
@@ -119,20 +158,12 @@ func (p *Previous) material(ns, name, alg string, r io.Reader) ([]byte, error) {
 	}
 	b, err := objects.NewKeyMaterial(r, alg)
 	if err == nil {
-		p.remember(ns, name, b)
+		if p.generated == nil {
+			p.generated = map[string][]byte{}
+		}
+		p.generated[ns+"/"+name] = b
 	}
 	return b, err
-}
-
-// remember keeps new key material for the rest of the run: a BindTSIGKey
-// without clusterRef is in every cluster of its namespace, and each cluster's
-// keys Secret must carry the one secret its Secret holds, from the first
-// render on (not only once the previous output is read back).
-func (p *Previous) remember(ns, name string, material []byte) {
-	if p.generated == nil {
-		p.generated = map[string][]byte{}
-	}
-	p.generated[ns+"/"+name] = material
 }
 
 // SecretData reads a previously rendered Secret's content from its JSON:

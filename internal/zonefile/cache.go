@@ -1,4 +1,4 @@
-package render
+package zonefile
 
 import (
 	"runtime"
@@ -8,34 +8,33 @@ import (
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
-	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
 type builtZone struct {
-	zone *zonefile.Zone
+	zone *Zone
 	rs   diag.Results
 }
 
-// ZoneCache is one run's built zones: zonefile.Build done once per zone.
+// Cache is one run's built zones: Build done once per zone.
 // The validator (which must report every zone's problems even when another
 // check fails) and the renderer both need every zone built, and building
 // is the dominant cost of a large package (BENCHMARKS.md); the pipeline
 // hands both the same cache, which lives for one run. A nil cache builds
 // without remembering. A zone must not change during the run, and a built
 // zone must not be modified.
-type ZoneCache struct {
+type Cache struct {
 	built map[*model.Zone]builtZone
 }
 
-// Build is zonefile.Build(z), built on the first call and remembered.
-func (zc *ZoneCache) Build(z *model.Zone) (*zonefile.Zone, diag.Results) {
+// Build is Build(z), built on the first call and remembered.
+func (zc *Cache) Build(z *model.Zone) (*Zone, diag.Results) {
 	if zc == nil {
-		return zonefile.Build(z)
+		return Build(z)
 	}
 	if b, ok := zc.built[z]; ok {
 		return b.zone, b.rs
 	}
-	zone, rs := zonefile.Build(z)
+	zone, rs := Build(z)
 	if zc.built == nil {
 		zc.built = map[*model.Zone]builtZone{}
 	}
@@ -47,7 +46,7 @@ func (zc *ZoneCache) Build(z *model.Zone) (*zonefile.Zone, diag.Results) {
 // spread over GOMAXPROCS goroutines: zones are independent, and the
 // validator and renderer then find them built. Results are kept per zone,
 // so the callers' order (and output) stays what it is without this.
-func (zc *ZoneCache) BuildAll(clusters []*model.Cluster) {
+func (zc *Cache) BuildAll(clusters []*model.Cluster) {
 	if zc == nil {
 		return
 	}
@@ -74,7 +73,7 @@ func (zc *ZoneCache) BuildAll(clusters []*model.Cluster) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				z, rs := zonefile.Build(zones[i])
+				z, rs := Build(zones[i])
 				built[i] = builtZone{zone: z, rs: rs}
 			}
 		}()
@@ -98,10 +97,10 @@ func (zc *ZoneCache) BuildAll(clusters []*model.Cluster) {
 	}
 }
 
-// forget drops a built zone from the cache once the renderer, its last
-// user, is done with it, so a large package does not hold every zone's RRs
-// and its text at once.
-func (zc *ZoneCache) forget(z *model.Zone) {
+// Forget drops a built zone from the cache once its last user (the
+// renderer) is done with it, so a large package does not hold every zone's
+// RRs and its text at once.
+func (zc *Cache) Forget(z *model.Zone) {
 	if zc != nil {
 		delete(zc.built, z)
 	}
