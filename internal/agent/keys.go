@@ -6,16 +6,17 @@ import (
 	"strings"
 
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
-// validAlgorithm reports a TSIG algorithm BIND accepts (tsigHashes).
+// validAlgorithm reports a TSIG algorithm BIND accepts (vocab.TSIG).
 func validAlgorithm(a string) bool {
-	_, ok := tsigHashes[strings.ToLower(a)]
+	_, ok := vocab.TSIGByName(a)
 	return ok
 }
 
 // DefaultAlgorithm is used when neither the config nor the Secret names one.
-const DefaultAlgorithm = "hmac-sha256"
+const DefaultAlgorithm = vocab.DefaultTSIG
 
 // Key is a TSIG key statement.
 type Key struct {

@@ -13,23 +13,20 @@ import (
 	"strings"
 	"time"
 
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 	"github.com/miekg/dns"
 )
 
-// tsigHashes are the TSIG algorithms BIND accepts, by the name a key
-// statement gives them, with their names on the wire (RFC 8945 §6).
-// miekg/dns dropped hmac-md5; the agent signs with it itself, so a key BIND
-// takes is a key the agent can use.
-var tsigHashes = map[string]struct {
-	wire string
-	hash func() hash.Hash
-}{
-	"hmac-md5":    {dns.HmacMD5, md5.New},
-	"hmac-sha1":   {dns.HmacSHA1, sha1.New},
-	"hmac-sha224": {dns.HmacSHA224, sha256.New224},
-	"hmac-sha256": {dns.HmacSHA256, sha256.New},
-	"hmac-sha384": {dns.HmacSHA384, sha512.New384},
-	"hmac-sha512": {dns.HmacSHA512, sha512.New},
+// tsigHashes are the hash functions of vocab.TSIG, the TSIG algorithms BIND
+// accepts (TestTSIGHashes: one for each). miekg/dns dropped hmac-md5; the
+// agent signs with it itself, so a key BIND takes is a key the agent can use.
+var tsigHashes = map[string]func() hash.Hash{
+	"hmac-md5":    md5.New,
+	"hmac-sha1":   sha1.New,
+	"hmac-sha224": sha256.New224,
+	"hmac-sha256": sha256.New,
+	"hmac-sha384": sha512.New384,
+	"hmac-sha512": sha512.New,
 }
 
 // tsigProvider signs and verifies with one key, by every algorithm BIND
@@ -47,15 +44,16 @@ func newTSIG(k Key) (*tsigProvider, error) {
 	if alg == "" {
 		alg = DefaultAlgorithm
 	}
-	h, ok := tsigHashes[alg]
-	if !ok {
+	a, ok := vocab.TSIGByName(alg)
+	h := tsigHashes[a.Name]
+	if !ok || h == nil {
 		return nil, fmt.Errorf("key %q: unsupported algorithm %q", k.Name, k.Algorithm)
 	}
 	raw, err := base64.StdEncoding.DecodeString(k.Secret)
 	if err != nil {
 		return nil, fmt.Errorf("key %q: secret is not valid base64", k.Name)
 	}
-	return &tsigProvider{name: dns.CanonicalName(k.Name), hash: h.hash, wire: h.wire, secret: raw}, nil
+	return &tsigProvider{name: dns.CanonicalName(k.Name), hash: h, wire: a.Wire, secret: raw}, nil
 }
 
 // sign adds the TSIG record to m (replacing one an earlier attempt added);

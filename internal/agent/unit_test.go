@@ -18,6 +18,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 func TestOrdinal(t *testing.T) {
@@ -539,5 +540,17 @@ func TestRunOnce(t *testing.T) {
 	err = a.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "bind-fn-primary") || errors.As(err, new(*UsageError)) {
 		t.Errorf("secondary without primary: err = %v, want a runtime error naming the list", err)
+	}
+}
+
+// TestTSIGHashes: the agent signs with every TSIG algorithm BIND accepts.
+func TestTSIGHashes(t *testing.T) {
+	for _, a := range vocab.TSIG {
+		if tsigHashes[a.Name] == nil {
+			t.Errorf("no hash for %s: a key BIND takes the agent could not use", a.Name)
+		}
+	}
+	if len(tsigHashes) != len(vocab.TSIG) {
+		t.Errorf("%d hashes for %d algorithms", len(tsigHashes), len(vocab.TSIG))
 	}
 }

@@ -70,8 +70,8 @@ func (k *Key) SEP() bool { return k.DNSKEY.Flags&dns.SEP != 0 }
 
 // Bits is the key size as BIND's .state records it (Length).
 func (k *Key) Bits() int {
-	if a, ok := byNum(k.DNSKEY.Algorithm); ok && a.bits != 0 {
-		return a.bits
+	if a, ok := byNum(k.DNSKEY.Algorithm); ok && a.Bits != 0 {
+		return a.Bits
 	}
 	raw, err := base64.StdEncoding.DecodeString(k.DNSKEY.PublicKey)
 	if err != nil || len(raw) < 3 {
@@ -117,7 +117,7 @@ func Generate(r io.Reader, zone string, s Spec) (*Key, error) {
 	if !ok {
 		return nil, fmt.Errorf("cannot generate a key of algorithm %d: unknown algorithm", s.Algorithm)
 	}
-	if !a.gen {
+	if !a.Generate {
 		return nil, fmt.Errorf("cannot generate a %s key: Go has no %s; bring your own key (dnssec-keygen -a %s) in the cluster's DNSSEC Secret", AlgorithmName(s.Algorithm), AlgorithmName(s.Algorithm), AlgorithmName(s.Algorithm))
 	}
 	flags := uint16(dns.ZONE)

@@ -73,7 +73,7 @@ func (s Spec) matches(k *Key) bool {
 	if k.Role == "" && k.SEP() != (s.Role != RoleZSK) {
 		return false
 	}
-	if a, ok := byNum(s.Algorithm); ok && a.bits == 0 {
+	if a, ok := byNum(s.Algorithm); ok && a.Bits == 0 {
 		bits := s.Bits
 		if bits == 0 {
 			bits = DefaultRSABits

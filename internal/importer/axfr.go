@@ -10,6 +10,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 // TSIG is a key to sign a transfer with.
@@ -22,7 +23,7 @@ func ParseTSIG(s string) (*TSIG, error) {
 	parts := strings.Split(s, ":")
 	switch len(parts) {
 	case 2:
-		return &TSIG{Name: parts[0], Algorithm: "hmac-sha256", Secret: parts[1]}, nil
+		return &TSIG{Name: parts[0], Algorithm: vocab.DefaultTSIG, Secret: parts[1]}, nil
 	case 3:
 		return &TSIG{Algorithm: strings.ToLower(parts[0]), Name: parts[1], Secret: parts[2]}, nil
 	}

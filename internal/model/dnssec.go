@@ -6,6 +6,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 // DefaultMaxZoneTTL is BIND's max-zone-ttl of a dnssec-policy that sets
@@ -13,27 +14,13 @@ import (
 // longer TTL ("TTL exceeds configured max-zone-ttl").
 const DefaultMaxZoneTTL = 86400
 
-// DNSSECAlgorithms are the mnemonics BIND 9.18 and 9.20 accept in a
-// dnssec-policy key (RSASHA1 variants are refused by modern OpenSSL).
-var DNSSECAlgorithms = map[string]bool{
-	"rsasha256": true, "rsasha512": true, "ecdsap256sha256": true, "ecdsap384sha384": true,
-	"ed25519": true, "ed448": true, "8": true, "10": true, "13": true, "14": true, "15": true, "16": true,
-}
-
-// DNSSECAlgorithmAliases are the other mnemonics BIND reads for an
-// algorithm (lib/dns/rcode.c SECALGNAMES: ECDSA256, ECDSA384), to the one
-// bind-fn renders.
-var DNSSECAlgorithmAliases = map[string]string{
-	"ecdsa256": "ecdsap256sha256",
-	"ecdsa384": "ecdsap384sha384",
-}
-
 // PolicyKey is one key of a dnssec-policy, defaults applied, every value
 // known to be valid.
 type PolicyKey struct {
 	// Role is csk, ksk or zsk.
 	Role string
-	// Algorithm is a lower-case mnemonic of DNSSECAlgorithms.
+	// Algorithm is a lower-case mnemonic (or number) of an accepted
+	// vocab.DNSSEC algorithm, aliases resolved.
 	Algorithm string
 	Lifetime  Duration
 	Bits      *int32
@@ -64,13 +51,13 @@ func parsePolicy(p *DNSSECPolicy, rs *diag.Results) {
 		}
 		alg := strings.ToLower(k.Algorithm)
 		if alg == "" {
-			alg = "ecdsap256sha256"
+			alg = vocab.DefaultDNSSEC
 		}
-		if a, ok := DNSSECAlgorithmAliases[alg]; ok {
+		if a, ok := vocab.DNSSECAliases[alg]; ok {
 			alg = a
 		}
-		if !DNSSECAlgorithms[alg] {
-			rs.Errorf(p.Src, f+".algorithm", "cannot use DNSSEC algorithm %q: use ecdsap256sha256 (recommended), ecdsap384sha384, ed25519, ed448, rsasha256 or rsasha512", k.Algorithm)
+		if a, ok := vocab.DNSSECByName(alg); !ok || !a.Accepted {
+			rs.Errorf(p.Src, f+".algorithm", "cannot use DNSSEC algorithm %q: use %s", k.Algorithm, vocab.DNSSECAccepted)
 			ok = false
 		}
 		life := Duration{Text: "unlimited", Unlimited: true}

@@ -4,6 +4,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 // Defaults the function applies (the CRDs carry the same ones).
@@ -14,7 +15,7 @@ const (
 	// tools/bind9.20/version (TestDefaultImageFollowsPin).
 	DefaultImage      = "git.unkin.net/unkin/bind-fn/bind9:9.20.30-1-deb13u1"
 	DefaultAgentImage = "git.unkin.net/unkin/bind-fn/bind-fn-agent:v0.1.0"
-	DefaultAlgorithm  = "hmac-sha256"
+	DefaultAlgorithm  = vocab.DefaultTSIG
 	DefaultTTL        = 3600
 	DefaultRefresh    = 300
 	DefaultRetry      = 60

@@ -13,6 +13,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 // Keys of a TSIG key Secret.
@@ -23,23 +24,13 @@ const (
 )
 
 // RNDCAlgorithm is the algorithm of the rndc control key.
-const RNDCAlgorithm = "hmac-sha256"
+const RNDCAlgorithm = vocab.DefaultTSIG
 
-// keySizes is the material length in bytes per TSIG algorithm: the digest
-// size, as tsig-keygen makes them.
-var keySizes = map[string]int{
-	"hmac-md5":    16,
-	"hmac-sha1":   20,
-	"hmac-sha224": 28,
-	"hmac-sha256": 32,
-	"hmac-sha384": 48,
-	"hmac-sha512": 64,
-}
-
-// KeySize returns the material length in bytes for a TSIG algorithm.
+// KeySize returns the material length in bytes for a TSIG algorithm (the
+// digest size, as tsig-keygen makes them).
 func KeySize(algorithm string) (int, bool) {
-	n, ok := keySizes[strings.ToLower(algorithm)]
-	return n, ok
+	a, ok := vocab.TSIGByName(algorithm)
+	return a.Size, ok
 }
 
 // NewKeyMaterial reads fresh key material for algorithm from r: crypto/rand's
@@ -47,7 +38,7 @@ func KeySize(algorithm string) (int, bool) {
 func NewKeyMaterial(r io.Reader, algorithm string) ([]byte, error) {
 	n, ok := KeySize(algorithm)
 	if !ok {
-		return nil, fmt.Errorf("cannot generate TSIG key material: unknown algorithm %q (want one of hmac-md5, hmac-sha1, hmac-sha224, hmac-sha256, hmac-sha384, hmac-sha512)", algorithm)
+		return nil, fmt.Errorf("cannot generate TSIG key material: unknown algorithm %q (want one of %s)", algorithm, strings.Join(vocab.TSIGNames(), ", "))
 	}
 	b := make([]byte, n)
 	if _, err := io.ReadFull(r, b); err != nil {

@@ -13,6 +13,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 // ref is one reference field of an object.
@@ -191,8 +192,8 @@ func checkObjectNames(s *model.Set) diag.Results {
 		if err := secretName(sn); err != nil {
 			rs.Errorf(o.Src, f, "cannot name the key's Secret %q: %v", sn, err)
 		}
-		if a := strings.ToLower(sp.Algorithm); a != "" && !tsigAlgorithms[a] {
-			rs.Errorf(o.Src, "spec.algorithm", "cannot use TSIG algorithm %q: use one of %s", sp.Algorithm, strings.Join(slices.Sorted(maps.Keys(tsigAlgorithms)), ", "))
+		if _, ok := vocab.TSIGByName(sp.Algorithm); sp.Algorithm != "" && !ok {
+			rs.Errorf(o.Src, "spec.algorithm", "cannot use TSIG algorithm %q: use one of %s", sp.Algorithm, strings.Join(slices.Sorted(slices.Values(vocab.TSIGNames())), ", "))
 		}
 	}
 	for _, o := range s.ACLs {
@@ -228,11 +229,6 @@ func checkObjectNames(s *model.Set) diag.Results {
 		}
 	}
 	return rs
-}
-
-// tsigAlgorithms BIND accepts in a key statement.
-var tsigAlgorithms = map[string]bool{
-	"hmac-md5": true, "hmac-sha1": true, "hmac-sha224": true, "hmac-sha256": true, "hmac-sha384": true, "hmac-sha512": true,
 }
 
 // scoped are the objects of one kind in scope of a cluster: its own and the

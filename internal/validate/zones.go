@@ -8,6 +8,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/prior"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
@@ -258,18 +259,15 @@ func checkDNSSECPolicies(clusters []*model.Cluster) diag.Results {
 			}
 			f := fmt.Sprintf("spec.keys[%d].bits", i)
 			alg := strings.ToLower(k.Algorithm)
-			if a, ok := model.DNSSECAlgorithmAliases[alg]; ok {
-				alg = a
-			}
+			a, known := vocab.DNSSECByName(alg)
 			switch {
-			case alg == "" || rsaAlgorithms[alg] == nil && !model.DNSSECAlgorithms[alg]:
-				// the default algorithm, or one the model refused: no size to check
-				if alg == "" {
-					rs.Errorf(p.Src, f, "cannot set a key size for the default algorithm ecdsap256sha256: only RSA keys take bits")
-				}
-			case rsaAlgorithms[alg] == nil:
-				rs.Errorf(p.Src, f, "cannot set a key size for algorithm %q: only RSA keys take bits", alg)
-			case !*rsaAlgorithms[alg]:
+			case alg == "":
+				rs.Errorf(p.Src, f, "cannot set a key size for the default algorithm %s: only RSA keys take bits", vocab.DefaultDNSSEC)
+			case !known:
+				// one the model refused: no size to check
+			case !a.RSA:
+				rs.Errorf(p.Src, f, "cannot set a key size for algorithm %q: only RSA keys take bits", a.Name)
+			case !a.Accepted:
 				// an RSA algorithm the model refused (rsasha1, nsec3rsasha1)
 			case *k.Bits < 1024 || *k.Bits > 4096:
 				rs.Errorf(p.Src, f, "cannot use an RSA key of %d bits: BIND takes 1024 to 4096 (use 2048 or more)", *k.Bits)
@@ -296,16 +294,6 @@ func checkDNSSECPolicies(clusters []*model.Cluster) diag.Results {
 	}
 	return rs
 }
-
-// rsaAlgorithms are BIND's RSA algorithms (the ones that take a key size),
-// by mnemonic and number; the value says whether bind-fn accepts it.
-var rsaAlgorithms = func() map[string]*bool {
-	yes, no := true, false
-	return map[string]*bool{
-		"rsamd5": &no, "1": &no, "rsasha1": &no, "5": &no, "nsec3rsasha1": &no, "7": &no,
-		"rsasha256": &yes, "8": &yes, "rsasha512": &yes, "10": &yes,
-	}
-}()
 
 // checkPolicyRoles: BIND wants, per algorithm, a csk or both a ksk and a
 // zsk ("dnssec-policy: algorithm N requires both KSK and ZSK roles").

@@ -1,0 +1,64 @@
+package vocab
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/miekg/dns"
+)
+
+func TestDNSSECByName(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		in     string
+		want   string // "" when not found
+	}{
+		"Mnemonic": {"the rendered mnemonic", "ECDSAP256SHA256", "ecdsap256sha256"},
+		"Alias":    {"BIND's alias ecdsa384", "ecdsa384", "ecdsap384sha384"},
+		"Number":   {"a number as text", "15", "ed25519"},
+		"Default":  {"empty is BIND's default", "", "ecdsap256sha256"},
+		"Unknown":  {"not an algorithm", "rot13", ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			a, _ := DNSSECByName(tc.in)
+			if diff := cmp.Diff(tc.want, a.Name); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestTables: every number and wire name is miekg/dns's, every name once.
+func TestTables(t *testing.T) {
+	seen := map[string]bool{}
+	for _, a := range DNSSEC {
+		if seen[a.Name] {
+			t.Errorf("%s twice", a.Name)
+		}
+		seen[a.Name] = true
+		if _, ok := dns.AlgorithmToString[a.Number]; !ok {
+			t.Errorf("%s: number %d unknown to miekg/dns", a.Name, a.Number)
+		}
+		if a.Generate && !a.Accepted {
+			t.Errorf("%s: generated but not accepted", a.Name)
+		}
+	}
+	for alias, to := range DNSSECAliases {
+		if a, ok := DNSSECByName(to); !ok || a.Name != to {
+			t.Errorf("alias %s points at %s, not in the table", alias, to)
+		}
+	}
+	for _, a := range TSIG {
+		if seen[a.Name] {
+			t.Errorf("%s twice", a.Name)
+		}
+		seen[a.Name] = true
+		if a.Wire != dns.Fqdn(a.Name) && a.Name != "hmac-md5" {
+			t.Errorf("%s: wire name %s", a.Name, a.Wire)
+		}
+	}
+	if _, ok := TSIGByName(DefaultTSIG); !ok {
+		t.Error("DefaultTSIG not in TSIG")
+	}
+}
