@@ -116,7 +116,7 @@ func CheckRendered(clusters []*model.Cluster, objs []render.Object) diag.Results
 		k := c.Namespace + "/" + layout.ConfigMapName(c.Name)
 		byName[k] = c
 		m := map[netip.Prefix]bool{}
-		for _, a := range inputAddresses(c) {
+		for _, a := range append(inputAddresses(c), topologyAddresses(c)...) {
 			m[a.prefix] = true
 		}
 		allowed[k] = m

@@ -49,6 +49,7 @@ func Check(set *model.Set, clusters []*model.Cluster, prev *render.Previous, zon
 	}
 	rs = append(rs, checkObjectIDs(clusters)...)
 	rs = append(rs, checkACLLoops(clusters)...)
+	rs = append(rs, checkTopology(clusters)...)
 	rs = append(rs, checkDNSSECPolicies(clusters)...)
 	return rs
 }
