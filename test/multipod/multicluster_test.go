@@ -2,12 +2,15 @@ package multipod
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/miekg/dns"
@@ -19,7 +22,7 @@ import (
 // The multi-cluster lab (docs/multi-cluster.md): each "Kubernetes cluster"
 // is a network of its own (a bridge, 198.19.4<n>.0/24), the networks are
 // linked only through a router namespace whose interfaces delay every packet
-// (tc netem), and the lab's own client sits on every bridge, so its probes
+// (a TUN device the test process holds packets in: router), and the lab's own client sits on every bridge, so its probes
 // reach each pod directly, without the delay.
 
 // siteDelay is the one-way delay the router adds towards each site: a
@@ -76,20 +79,29 @@ func (s *site) addNetns(name, ip string, extra ...string) *Netns {
 }
 
 // router links the sites: one interface per site (r<n>, address .254),
-// forwarding on, every interface delaying what it sends by siteDelay.
+// forwarding on. The kernel here has no netem (CONFIG_NET_SCH_NETEM is not
+// set), so the delay is made in user space: policy routing sends every
+// packet that arrives on a site interface into a TUN device (dl0), the test
+// process holds each packet read from it for siteDelay and writes it back,
+// and the kernel routes it from there (main table) out of the destination
+// site's interface. A packet between two sites passes dl0 once: one way
+// costs siteDelay, a round trip twice that.
 type router struct {
 	lab  *Lab
 	name string
+	tun  *os.File
 }
 
 func (l *Lab) addRouter(sites []*site) *router {
 	t := l.t
 	t.Helper()
-	tc := mustLook(t, "tc")
 	r := &router{lab: l, name: labRun() + "rtr"}
 	sh(t, "ip", "netns", "add", r.name)
 	t.Cleanup(func() { _ = runQuiet("ip", "netns", "del", r.name) })
-	sh(t, "ip", "netns", "exec", r.name, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
+	for _, k := range []string{"net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0"} {
+		sh(t, "ip", "netns", "exec", r.name, "sysctl", "-q", "-w", k)
+	}
+	sh(t, "ip", "-n", r.name, "link", "set", "lo", "up")
 	for _, s := range sites {
 		dev := fmt.Sprintf("r%d", s.n)
 		peer := fmt.Sprintf("vr%d", s.n)
@@ -97,10 +109,60 @@ func (l *Lab) addRouter(sites []*site) *router {
 		sh(t, "ip", "link", "set", peer, "master", s.bridge, "up")
 		sh(t, "ip", "-n", r.name, "addr", "add", s.gw()+"/24", "dev", dev)
 		sh(t, "ip", "-n", r.name, "link", "set", dev, "up")
-		sh(t, "ip", "netns", "exec", r.name, tc, "qdisc", "add", "dev", dev, "root", "netem", "delay", siteDelay.String())
+		sh(t, "ip", "-n", r.name, "rule", "add", "iif", dev, "lookup", "100", "priority", "100")
 	}
-	sh(t, "ip", "-n", r.name, "link", "set", "lo", "up")
+	// The TUN device is made here (the lab's namespace, where this process
+	// runs) and moved into the router's; the descriptor keeps working.
+	r.tun = openTun(t, "dl0")
+	t.Cleanup(func() { r.tun.Close() })
+	sh(t, "ip", "link", "set", "dl0", "netns", r.name)
+	sh(t, "ip", "-n", r.name, "link", "set", "dl0", "up")
+	sh(t, "ip", "netns", "exec", r.name, "sysctl", "-q", "-w", "net.ipv4.conf.dl0.rp_filter=0")
+	sh(t, "ip", "-n", r.name, "route", "add", "default", "dev", "dl0", "table", "100")
+	go r.delay(siteDelay)
 	return r
+}
+
+// delay holds every packet read from the TUN device for d, in order, and
+// writes it back.
+func (r *router) delay(d time.Duration) {
+	type pkt struct {
+		due time.Time
+		b   []byte
+	}
+	q := make(chan pkt, 65536)
+	go func() {
+		for p := range q {
+			time.Sleep(time.Until(p.due))
+			_, _ = r.tun.Write(p.b)
+		}
+	}()
+	buf := make([]byte, 65536)
+	for {
+		n, err := r.tun.Read(buf)
+		if err != nil {
+			close(q)
+			return
+		}
+		q <- pkt{time.Now().Add(d), append([]byte(nil), buf[:n]...)}
+	}
+}
+
+// openTun opens a TUN device (IFF_TUN|IFF_NO_PI: bare IP packets).
+func openTun(t *testing.T, name string) *os.File {
+	t.Helper()
+	fd, err := syscall.Open("/dev/net/tun", syscall.O_RDWR|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatalf("open /dev/net/tun: %v (the multi-cluster lab needs the tun device)", err)
+	}
+	var ifr [40]byte
+	copy(ifr[:16], name)
+	*(*uint16)(unsafe.Pointer(&ifr[16])) = syscall.IFF_TUN | syscall.IFF_NO_PI
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), uintptr(syscall.TUNSETIFF), uintptr(unsafe.Pointer(&ifr[0]))); e != 0 {
+		syscall.Close(fd)
+		t.Fatalf("TUNSETIFF %s: %v", name, e)
+	}
+	return os.NewFile(uintptr(fd), "/dev/net/tun")
 }
 
 // cut drops, silently, every packet the router would forward to or from
@@ -118,17 +180,35 @@ func (r *router) restore(n int) {
 	sh(t, "ip", "-n", r.name, "rule", "del", "priority", "11")
 }
 
-// rtt is the measured round trip from site a's pod to site b's primary
-// Service: what the propagation across clusters pays at least once.
-func (r *router) rtt(t *testing.T, from *Netns, to string) string {
+// cutUDP drops only UDP to and from site n: every NOTIFY's first attempt
+// is lost and BIND retries it over TCP, which gets through.
+func (r *router) cutUDP(n int) {
+	t := r.lab.t
+	sh(t, "ip", "-n", r.name, "rule", "add", "to", sitePrefix(n)+".0/24", "ipproto", "udp", "blackhole", "priority", "12")
+	sh(t, "ip", "-n", r.name, "rule", "add", "from", sitePrefix(n)+".0/24", "ipproto", "udp", "blackhole", "priority", "13")
+}
+
+func (r *router) restoreUDP() {
+	t := r.lab.t
+	sh(t, "ip", "-n", r.name, "rule", "del", "priority", "12")
+	sh(t, "ip", "-n", r.name, "rule", "del", "priority", "13")
+}
+
+// rtt is the round trip from a pod of one site to an address in another,
+// as dig (inside the pod's network namespace) reports five SOA queries.
+func (r *router) rtt(t *testing.T, from *Netns, to, zone string) string {
 	t.Helper()
-	out := sh(t, "ip", "netns", "exec", from.Name, "ping", "-c", "5", "-i", "0.2", "-q", to)
-	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, "rtt") || strings.Contains(l, "round-trip") {
-			return strings.TrimSpace(l)
+	dig := mustLook(t, "dig")
+	var times []string
+	for range 5 {
+		out := sh(t, "ip", "netns", "exec", from.Name, dig, "+tries=1", "+time=2", "@"+to, zone, "SOA")
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "Query time:") {
+				times = append(times, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), ";; Query time:")))
+			}
 		}
 	}
-	return strings.TrimSpace(out)
+	return strings.Join(times, ", ")
 }
 
 func runQuiet(name string, args ...string) error { return exec.Command(name, args...).Run() }
@@ -146,7 +226,6 @@ func runQuiet(name string, args ...string) error { return exec.Command(name, arg
 // within the relay's retry time.
 func TestMultiCluster(t *testing.T) {
 	agentBin := requirements(t)
-	mustLook(t, "tc")
 	if !ownLab(t) {
 		return
 	}
@@ -166,7 +245,7 @@ func TestMultiCluster(t *testing.T) {
 		clusters[name].waitReady(hang)
 	}
 	corp, edge1, edge2 := clusters["corp"], clusters["edge1"], clusters["edge2"]
-	t.Logf("3 clusters of 3 pods ready in %v on %s; round trip edge1 pod 0 -> corp's primary Service: %s", time.Since(start).Round(time.Millisecond), lab.release, rtr.rtt(t, edge1.Pods[0].Net, corp.PrimarySvc))
+	t.Logf("3 clusters of 3 pods ready in %v on %s; SOA query from edge1-0 to corp's primary Service through the router (dig): %s", time.Since(start).Round(time.Millisecond), lab.release, rtr.rtt(t, edge1.Pods[0].Net, corp.PrimarySvc, "apps.example.org"))
 	var all, remote []*Pod
 	for _, name := range names {
 		all = append(all, clusters[name].Pods...)
@@ -190,6 +269,7 @@ func TestMultiCluster(t *testing.T) {
 	var bench []propagation
 	t.Run("updates", func(t *testing.T) {
 		bench = append(bench, measure(t, "primary cluster (corp-1, corp-2)", corp.PrimarySvc, podIPs(corp.Secondaries()), "apps.example.org", key, benchUpdates, hang))
+		bench = append(bench, measure(t, "relays (edge1-0, edge2-0)", corp.PrimarySvc, []string{edge1.Pods[0].Net.IP, edge2.Pods[0].Net.IP}, "apps.example.org", key, benchUpdates, hang))
 		bench = append(bench, measure(t, "every pod of 2 secondary clusters", corp.PrimarySvc, podIPs(remote), "apps.example.org", key, benchUpdates, hang))
 		bench = append(bench, measure(t, "every pod of all 3 clusters", corp.PrimarySvc, podIPs(all[1:]), "apps.example.org", key, benchUpdates, hang))
 		checkNoRefusedNotify(t, all)
@@ -339,6 +419,101 @@ spec:
 		checkSignedRetries(t, corp.Pods[0], edge1.PrimarySvc)
 	})
 	checkNoRefusedNotify(t, all)
+
+	// What BIND does with a NOTIFY whose UDP attempt is lost: it retries
+	// over TCP once. With the rendered server statements the retry is
+	// signed and the relay takes it; without them (the control, corp's
+	// named.conf edited) it goes out unsigned from corp-0's pod address
+	// and the relay refuses it, the issue's "refused notify from
+	// non-primary".
+	t.Run("notify-tcp-retry", func(t *testing.T) {
+		relay := edge1.Pods[0]
+		try := func(label string) (signed bool, refused string, took time.Duration) {
+			t.Helper()
+			mark := len(corp.Pods[0].Log.String())
+			relayMark := len(relay.Log.String())
+			rtr.cutUDP(1)
+			defer rtr.restoreUDP()
+			name := fmt.Sprintf("tcp-%s-%x.apps.example.org.", label, time.Now().UnixNano()&0xffffff)
+			t0 := time.Now()
+			if err := update(corp.PrimarySvc, "apps.example.org", key, func(m *dns.Msg) { m.Insert([]dns.RR{mustRR(name + " 60 IN A 198.51.100.98")}) }); err != nil {
+				t.Fatal(err)
+			}
+			var retry string
+			if err := eventually(hang, 100*time.Millisecond, func() error {
+				lines := strings.Split(corp.Pods[0].Log.String()[mark:], "\n")
+				seenRetry := false
+				for _, l := range lines {
+					if strings.Contains(l, "apps.example.org") && strings.Contains(l, edge1.PrimarySvc+"#") && strings.Contains(l, "retrying over TCP") {
+						seenRetry = true
+						continue
+					}
+					if seenRetry && strings.Contains(l, "apps.example.org") && strings.Contains(l, "sending notify") && strings.Contains(l, edge1.PrimarySvc+"#") {
+						retry = l
+						return nil
+					}
+				}
+				return fmt.Errorf("no TCP retry of the NOTIFY to %s yet", edge1.PrimarySvc)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			var pl tcpPoller
+			defer pl.close()
+			_ = eventually(20*time.Second, 100*time.Millisecond, func() error {
+				if pl.has(relay.Net.IP, name, dns.TypeA, "198.51.100.98") {
+					took = time.Since(t0)
+					return nil
+				}
+				if r := grep(relay.Log.String()[relayMark:], "refused notify"); r != "" {
+					refused = r
+				}
+				return fmt.Errorf("not yet")
+			})
+			if refused == "" {
+				refused = grep(relay.Log.String()[relayMark:], "refused notify")
+			}
+			t.Logf("%s: the retry: %s", label, strings.TrimSpace(retry))
+			return strings.Contains(retry, "TSIG"), refused, took
+		}
+		signed, refused, took := try("rendered")
+		if !signed || refused != "" {
+			t.Errorf("with the rendered server statements the TCP retry must be signed and taken: signed=%v, the relay logged %q", signed, refused)
+		}
+		t.Logf("rendered config: the NOTIFY's UDP attempt lost, its TCP retry signed and taken; the record on the relay after %v (0: not within 20 s: the relay's SOA query goes over UDP first, lost too, and BIND falls back to TCP only at its retry limit)", took.Round(time.Millisecond))
+		corp.swapConfigData(func(k, v string) string {
+			if k != layout.NamedConfPrimary {
+				return v
+			}
+			var out []string
+			skip := false
+			for _, l := range strings.Split(v, "\n") {
+				switch {
+				case strings.HasPrefix(l, "server "):
+					skip = true
+				case skip && l == "};":
+					skip = false
+				case !skip:
+					out = append(out, l)
+				}
+			}
+			return strings.Join(out, "\n")
+		})
+		if err := eventually(hang, 200*time.Millisecond, func() error {
+			if strings.Contains(corp.Pods[0].Log.String(), "reconfiguring") || strings.Contains(corp.Pods[0].Log.String(), "reloading configuration succeeded") {
+				return nil
+			}
+			return fmt.Errorf("corp-0 did not reload")
+		}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Second) // the agent's apply and rndc reconfig
+		signed, refused, took = try("control")
+		t.Logf("control (no server statements): retry signed=%v; the relay: %s; on the relay after %v (0: not within 20 s)", signed, refused, took.Round(time.Millisecond))
+		if signed {
+			t.Errorf("without server statements BIND signed the TCP retry: the statements would be unneeded; revisit docs/multi-cluster.md")
+		}
+		corp.swap(r)
+	})
 }
 
 // checkSignedRetries: every NOTIFY that corp-0 retried over TCP to addr went
