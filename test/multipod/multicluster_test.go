@@ -333,6 +333,38 @@ spec:
 		r = r3
 	})
 
+	t.Run("hidden-primary", func(t *testing.T) {
+		hidden := in.Edit(t, "BindCluster", "corp", func(obj map[string]any) { spec(obj)["replication"] = map[string]any{"hidden": true} })
+		rh := renderInputs(t, hidden, r)
+		if _, ok := rh.Clusters["corp"].Services[layout.ServeServiceName("corp")]; ok {
+			t.Errorf("a hidden corp still renders its serve Service")
+		}
+		corp.swap(rh)
+		for _, p := range corp.Pods {
+			if err := eventually(hang, 100*time.Millisecond, func() error {
+				return expect(p.Net.IP, "www.apps.example.org", dns.TypeA, q{}, dns.RcodeRefused, nil)
+			}); err != nil {
+				t.Errorf("hidden corp: %s still answers an unsigned query: %v", p.Name, err)
+			}
+		}
+		// UPDATEs (the update key) and the secondary clusters (their keys)
+		// still get through.
+		res := measure(t, "hidden corp, every remote pod", corp.PrimarySvc, podIPs(remote), "apps.example.org", key, 10, hang)
+		t.Logf("hidden corp: unsigned queries REFUSED on its 3 pods; %s", res)
+		for _, p := range remote {
+			if err := expect(p.Net.IP, "www.apps.example.org", dns.TypeA, q{}, dns.RcodeSuccess, []string{"192.0.2.80"}); err != nil {
+				t.Errorf("%s: %v", p.Name, err)
+			}
+		}
+		r = renderInputs(t, in, rh)
+		corp.swap(r)
+		if err := eventually(hang, 100*time.Millisecond, func() error {
+			return expect(corp.Pods[1].Net.IP, "www.apps.example.org", dns.TypeA, q{}, dns.RcodeSuccess, []string{"192.0.2.80"})
+		}); err != nil {
+			t.Errorf("corp not answering again after hidden was removed: %v", err)
+		}
+	})
+
 	t.Run("only-the-key-crosses", func(t *testing.T) {
 		if _, err := axfrFromClient(corp.PrimarySvc, "apps.example.org", k1); err != nil {
 			t.Errorf("AXFR from corp with the key edge1 shares: %v", err)
