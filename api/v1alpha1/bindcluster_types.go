@@ -142,6 +142,71 @@ type BindClusterSpec struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	ClusterDomain string `json:"clusterDomain,omitempty"`
+
+	// Replication places the cluster in a topology of BindClusters that run
+	// in different Kubernetes clusters and serve each other: this cluster is
+	// a secondary cluster of primaryClusterRef, or it feeds secondary
+	// clusters and is hidden (docs/multi-cluster.md).
+	// +optional
+	Replication *ReplicationSpec `json:"replication,omitempty"`
+}
+
+// ReplicationSpec makes a BindCluster a secondary cluster of another one (in
+// another Kubernetes cluster, rendered from the same package): its pod 0
+// transfers every zone and the catalog of the primary cluster, signed with a
+// key the two share, and relays them to its own pods; the primary cluster
+// NOTIFYs it. Addresses are stable names or addresses that exist before any
+// pod does (a LoadBalancer address, a DNS name the agent resolves), never
+// pod IPs.
+type ReplicationSpec struct {
+	// PrimaryClusterRef names the BindCluster (same namespace, same package)
+	// this cluster is a secondary cluster of. A secondary cluster may feed
+	// secondary clusters of its own (tiers); loops are refused.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	PrimaryClusterRef string `json:"primaryClusterRef,omitempty"`
+
+	// PrimaryAddresses are where this cluster's pod 0 reaches the primary
+	// cluster's <cluster>-primary Service: its LoadBalancer addresses, or
+	// DNS names this cluster's resolver answers. Required with
+	// primaryClusterRef.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=253
+	// +optional
+	PrimaryAddresses []string `json:"primaryAddresses,omitempty"`
+
+	// NotifyAddresses are where the primary cluster reaches this cluster's
+	// <cluster>-primary Service (pod 0, which relays every change to the
+	// other pods): LoadBalancer addresses or DNS names the primary
+	// cluster's resolver answers. Required with primaryClusterRef.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=253
+	// +optional
+	NotifyAddresses []string `json:"notifyAddresses,omitempty"`
+
+	// TransferKeyRef names the BindTSIGKey both clusters share (no
+	// clusterRef): it signs the transfers and NOTIFYs between them. Only
+	// this key admits them across; its Secret must exist in both
+	// Kubernetes clusters (rendered into both output directories, or
+	// importExisting from one vault). Required with primaryClusterRef.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	TransferKeyRef string `json:"transferKeyRef,omitempty"`
+
+	// Zones limits the secondary cluster to these zones of the primary
+	// cluster (default: every primary zone). Not with a catalog: a catalog
+	// brings every member zone to every cluster that consumes it.
+	// +kubebuilder:validation:MaxItems=4096
+	// +kubebuilder:validation:items:MaxLength=253
+	// +optional
+	Zones []string `json:"zones,omitempty"`
+
+	// Hidden: the cluster only feeds its secondary clusters. No serve
+	// Service is rendered and its named answers queries signed with a
+	// transfer key only (the secondaries' and the agent's): clients query
+	// the secondary clusters. Needs at least one secondary cluster.
+	// +optional
+	Hidden bool `json:"hidden,omitempty"`
 }
 
 // AgentSpec configures the in-pod agent.

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -66,7 +67,13 @@ func (a *Agent) waitForPrimaries(ctx context.Context, cfg *layout.AgentConfigDoc
 			return err
 		}
 		missing := MissingPeers(a.role, cfg.ServerLists, a.written)
-		if len(missing) == 0 || a.role == RolePrimary {
+		if a.role == RolePrimary {
+			// Pod 0 waits only for a relay's upstream list (a secondary
+			// cluster's, docs/multi-cluster.md): its zones are secondaries
+			// of it. Its other lists are also-notify targets, empty at will.
+			missing = slices.DeleteFunc(missing, func(n string) bool { return n != layout.UpstreamListName })
+		}
+		if len(missing) == 0 {
 			return nil
 		}
 		if time.Now().After(deadline) {

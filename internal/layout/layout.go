@@ -126,6 +126,15 @@ func SecondariesListName(view string) string {
 	return "bind-fn-secondaries-" + view
 }
 
+// UpstreamListName is the server list of a secondary cluster's pod 0: the
+// primary cluster's addresses (spec.replication.primaryAddresses), each
+// entry signed with the key the clusters share.
+const UpstreamListName = "bind-fn-upstream"
+
+// RemoteListName is the server list of a cluster's pod 0 that a secondary
+// cluster's NOTIFYs go to (its spec.replication.notifyAddresses).
+func RemoteListName(cluster string) string { return "bind-fn-remote-" + cluster }
+
 // AgentConfigDoc is agent.json: everything the agent needs that the render knows.
 type AgentConfigDoc struct {
 	// Cluster name and namespace.

@@ -47,6 +47,10 @@ type Cluster struct {
 	// AllowRecursion has its default (localnets, localhost) when empty.
 	AllowQuery, AllowRecursion, RateLimitExempt AML
 	Forwarders                                  Servers
+	// Upstream is set on a secondary cluster (spec.replication), Downstreams
+	// (sorted by name) on every cluster that feeds secondary clusters.
+	Upstream    *Upstream
+	Downstreams []*Downstream
 }
 
 // ACL is a named address match list.

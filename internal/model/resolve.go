@@ -25,6 +25,7 @@ func Build(s *Set) ([]*Cluster, diag.Results) {
 	b.zonesPass()
 	b.recordsPass()
 	b.policiesPass()
+	b.topologyPass()
 	out := make([]*Cluster, 0, len(b.clusters))
 	for _, c := range b.clusters {
 		b.finish(c)

@@ -167,6 +167,7 @@ func Generate(seed uint64, opt Options) Package {
 	for i := 0; i < n; i++ {
 		cs = append(cs, g.cluster(i, shared))
 	}
+	g.replicate(seed, cs)
 	if g.r.Float64() < opt.MistakeRate {
 		g.mistake(cs)
 	}
@@ -1031,4 +1032,61 @@ func (g *gen) rpz(c *cluster, v *view) {
 		spec["records"] = []any{raw}
 	}
 	g.add("BindPolicy", "rpz-"+c.name, spec)
+}
+
+// replicate makes the second of two clusters, sometimes, a secondary
+// cluster of the first (spec.replication, docs/multi-cluster.md), when the
+// pair can be one: no views on either, no catalog and no zone of the first
+// on the second. Its draws come from a generator of their own, so every
+// other object of the seed stays what it was.
+func (g *gen) replicate(seed uint64, cs []*cluster) {
+	if len(cs) != 2 {
+		return
+	}
+	r := rand.New(rand.NewPCG(seed^0x22, seed))
+	if r.IntN(2) == 0 {
+		return
+	}
+	p, c := cs[0], cs[1]
+	if len(p.views) != 1 || len(c.views) != 1 || p.views[0].obj != "" || c.views[0].obj != "" {
+		return
+	}
+	catalog := false
+	var offered []string
+	for _, o := range g.objs {
+		if o.Kind == "BindCatalogZone" && o.Spec["clusterRef"] == c.name {
+			return
+		}
+		if o.Kind == "BindCatalogZone" && o.Spec["clusterRef"] == p.name {
+			catalog = true
+		}
+	}
+	for _, z := range p.views[0].primaries {
+		name, _ := z.Spec["zoneName"].(string)
+		if c.views[0].zones[name] {
+			return
+		}
+		offered = append(offered, name)
+	}
+	key := g.add("BindTSIGKey", "link", map[string]any{})
+	if r.IntN(2) == 0 {
+		key.Spec["algorithm"] = tsigAlgs[r.IntN(len(tsigAlgs))]
+	}
+	primary := []any{"203.0.113.10"}
+	if r.IntN(3) == 0 {
+		primary = []any{"dns-primary." + p.name + ".example.net"}
+	}
+	repl := map[string]any{
+		"primaryClusterRef": p.name,
+		"primaryAddresses":  primary,
+		"notifyAddresses":   []any{"203.0.113.20"},
+		"transferKeyRef":    key.Name,
+	}
+	if !catalog && len(offered) > 0 && r.IntN(2) == 0 {
+		repl["zones"] = []any{offered[r.IntN(len(offered))]}
+	}
+	g.obj("BindCluster", c.name).Spec["replication"] = repl
+	if r.IntN(3) == 0 {
+		g.obj("BindCluster", p.name).Spec["replication"] = map[string]any{"hidden": true}
+	}
 }

@@ -36,8 +36,8 @@ func agentConfig(c *model.Cluster, seeds []layout.SeedZone, dyn []layout.Dynamic
 			layout.ServerList{Name: layout.PrimaryListName(v.Name), Role: "secondary", Hosts: []string{primaryHost}, Key: v.TransferKey.KeyName},
 			layout.ServerList{Name: layout.SecondariesListName(v.Name), Role: "primary", Hosts: secondaryHosts, Key: v.TransferKey.KeyName},
 		)
-		if v.Catalog != nil {
-			ref := layout.ZoneRef{Zone: bare(v.Catalog.ZoneName), View: v.Name}
+		if cat := catalogOf(c, v); cat != "" {
+			ref := layout.ZoneRef{Zone: bare(cat), View: v.Name}
 			doc.PrimaryZones = append(doc.PrimaryZones, ref)
 			doc.SecondaryZones = append(doc.SecondaryZones, ref)
 		}
@@ -61,10 +61,11 @@ func agentConfig(c *model.Cluster, seeds []layout.SeedZone, dyn []layout.Dynamic
 			Hosts: []string{fmt.Sprintf("%s-0.%s", c.Name, layout.HeadlessServiceName(c.Name))},
 		})
 	}
+	topologyAgentConfig(c, &doc)
 	doc.DNSSECZones = dnssecZoneNames(c)
 	doc.DataDirs = []string{primaryDir, secondaryDir}
 	for _, v := range c.Views {
-		if v.Catalog != nil {
+		if catalogOf(c, v) != "" {
 			doc.DataDirs = append(doc.DataDirs, catzSubdir(v))
 		}
 	}
@@ -74,4 +75,35 @@ func agentConfig(c *model.Cluster, seeds []layout.SeedZone, dyn []layout.Dynamic
 		}
 	}
 	return doc
+}
+
+// catalogOf is the view's catalog zone: its own, or on a secondary cluster
+// its primary cluster's ("" without one).
+func catalogOf(c *model.Cluster, v *model.View) string {
+	b := confBuilder{c: c}
+	return b.catalogName(v)
+}
+
+// topologyAgentConfig adds what a replication topology needs the agent to
+// resolve (docs/multi-cluster.md): on a secondary cluster's relay the
+// primary cluster's addresses (UpstreamListName), on a cluster that feeds
+// secondary clusters each relay's address (RemoteListName), every entry
+// with the key the two clusters share; and the zones a secondary cluster
+// serves from its primary cluster, which every pod must have loaded to be
+// ready (catalog members are not listed: the catalog brings them).
+func topologyAgentConfig(c *model.Cluster, doc *layout.AgentConfigDoc) {
+	if up := c.Upstream; up != nil {
+		doc.ServerLists = append(doc.ServerLists, layout.ServerList{Name: layout.UpstreamListName, Role: "primary", Hosts: up.Hosts, Key: up.Key.KeyName})
+		for _, z := range up.Zones {
+			if z.CatalogMember {
+				continue
+			}
+			ref := layout.ZoneRef{Zone: bare(z.Name), View: c.Views[0].Name}
+			doc.PrimaryZones = append(doc.PrimaryZones, ref)
+			doc.SecondaryZones = append(doc.SecondaryZones, ref)
+		}
+	}
+	for _, d := range c.Downstreams {
+		doc.ServerLists = append(doc.ServerLists, layout.ServerList{Name: layout.RemoteListName(d.Cluster.Name), Role: "primary", Hosts: d.Hosts, Key: d.Key.KeyName})
+	}
 }

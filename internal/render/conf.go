@@ -88,6 +88,7 @@ func namedConf(c *model.Cluster, role Role, plan *confPlan) ([]byte, diag.Result
 		f.Add(b.dnssecPolicy(p))
 	}
 	f.Add(b.options())
+	f.Add(b.peerServers()...)
 	if c.HasViews {
 		for _, v := range c.Views {
 			f.Add(nc.B([]nc.Word{nc.Kw("view"), nc.Str(v.Name)}, b.viewBody(v)...))
@@ -171,7 +172,9 @@ func (b *confBuilder) options() nc.Stmt {
 		nc.S(nc.Kw("version"), nc.Str("not disclosed")),
 		nc.S(nc.Kw("querylog"), yesNo(sp.QueryLogging)),
 	)
-	if len(sp.AllowQuery) > 0 {
+	if sp.Replication != nil && sp.Replication.Hidden {
+		o = append(o, nc.S(nc.Kw("allow-query"), nc.L(b.hiddenQuery()...)))
+	} else if len(sp.AllowQuery) > 0 {
 		// The agent queries its own named signed with the view's transfer
 		// key (readiness, serials): that key always gets through, never
 		// loopback (any process of the pod could use it).
@@ -211,8 +214,10 @@ func (b *confBuilder) options() nc.Stmt {
 		o = append(o, nc.S(nc.Kw("dnssec-validation"), nc.Kw("no")))
 	}
 	// Transfers and updates are opened per zone, by key; never to "any".
+	if !b.relay() || b.catalogName(c.Views[0]) == "" {
+		o = append(o, nc.S(nc.Kw("allow-transfer"), nc.L(nc.S(nc.Kw("none")))))
+	}
 	o = append(o,
-		nc.S(nc.Kw("allow-transfer"), nc.L(nc.S(nc.Kw("none")))),
 		nc.S(nc.Kw("allow-update"), nc.L(nc.S(nc.Kw("none")))),
 		nc.S(nc.Kw("notify-rate"), nc.Int(notifyRate)),
 		nc.S(nc.Kw("startup-notify-rate"), nc.Int(notifyRate)),
@@ -243,6 +248,9 @@ func (b *confBuilder) options() nc.Stmt {
 		body = append(body, nc.S(nc.Kw("exempt-clients"), nc.L(exempt...)))
 		o = append(o, nc.B([]nc.Word{nc.Kw("rate-limit")}, body...))
 	}
+	if b.relay() {
+		o = append(o, b.relayOptions(c.Views[0])...)
+	}
 	if !c.HasViews {
 		o = append(o, b.viewOptions(c.Views[0])...)
 	}
@@ -254,6 +262,22 @@ func (b *confBuilder) options() nc.Stmt {
 // each view with them.
 func (b *confBuilder) viewOptions(v *model.View) []nc.Stmt {
 	var o []nc.Stmt
+	if b.relay() {
+		// NOTIFYs from the primary cluster leave its pod 0 from a pod
+		// address this cluster cannot know: admitted by the shared key
+		// (and from the resolved peers: the primary cluster's addresses,
+		// the NOTIFY's source when it runs behind a NAT gateway).
+		o = append(o, nc.S(nc.Kw("allow-notify"), nc.L(nc.S(nc.Kw("key"), nc.Str(b.c.Upstream.Key.KeyName)), nc.S(nc.Str(layout.PeersACL)))))
+		if cat := b.catalogName(v); cat != "" {
+			o = append(o, nc.B([]nc.Word{nc.Kw("catalog-zones")},
+				nc.S(nc.Kw("zone"), nc.Str(bare(cat)),
+					nc.Kw("default-primaries"), nc.L(nc.S(nc.Str(layout.UpstreamListName))),
+					nc.Kw("min-update-interval"), nc.Int(0),
+					nc.Kw("in-memory"), nc.Kw("no"),
+					nc.Kw("zone-directory"), nc.Str(layout.DataPath(catzSubdir(v)))),
+			))
+		}
+	}
 	if b.role == Secondary {
 		// NOTIFYs leave the primary from its pod IP, which BIND's implicit
 		// allow-notify (the primaries) does not cover: admit them by key,
@@ -264,9 +288,9 @@ func (b *confBuilder) viewOptions(v *model.View) []nc.Stmt {
 		// (docs/bind-releases.md). A NOTIFY only starts a TSIG-signed
 		// refresh from the primaries.
 		o = append(o, nc.S(nc.Kw("allow-notify"), nc.L(nc.S(nc.Kw("key"), nc.Str(v.TransferKey.KeyName)), nc.S(nc.Str(layout.PeersACL)))))
-		if v.Catalog != nil {
+		if cat := b.catalogName(v); cat != "" {
 			o = append(o, nc.B([]nc.Word{nc.Kw("catalog-zones")},
-				nc.S(nc.Kw("zone"), nc.Str(bare(v.Catalog.ZoneName)),
+				nc.S(nc.Kw("zone"), nc.Str(bare(cat)),
 					nc.Kw("default-primaries"), nc.L(b.catalogPrimaries(v)...),
 					nc.Kw("min-update-interval"), nc.Int(0),
 					nc.Kw("in-memory"), nc.Kw("no"),
@@ -309,6 +333,9 @@ const (
 // every entry of the list itself.
 func (b *confBuilder) catalogPrimaries(v *model.View) []nc.Stmt {
 	out := []nc.Stmt{nc.S(nc.Str(layout.PrimaryListName(v.Name)))}
+	if v.Catalog == nil { // a secondary cluster's: the relay serves every member
+		return out
+	}
 	return append(out, servers(v.Catalog.DefaultPrimariesList)...)
 }
 
@@ -399,7 +426,7 @@ func viewKeys(c *model.Cluster) map[*model.View][]string {
 // zones renders every zone statement of a view.
 func (b *confBuilder) zones(v *model.View) []nc.Stmt {
 	var out []nc.Stmt
-	if v.Catalog != nil {
+	if b.catalogName(v) != "" {
 		out = append(out, b.catalogZone(v))
 	}
 	for _, z := range v.Zones {
@@ -407,6 +434,7 @@ func (b *confBuilder) zones(v *model.View) []nc.Stmt {
 			out = append(out, s)
 		}
 	}
+	out = append(out, b.mirrorZones(v)...)
 	for _, p := range v.Policies {
 		out = append(out, nc.B([]nc.Word{nc.Kw("zone"), nc.Str(bare(p.ZoneName))},
 			nc.S(nc.Kw("type"), nc.Kw("primary")),
@@ -420,19 +448,34 @@ func (b *confBuilder) zones(v *model.View) []nc.Stmt {
 }
 
 func (b *confBuilder) catalogZone(v *model.View) nc.Stmt {
-	name := []nc.Word{nc.Kw("zone"), nc.Str(bare(v.Catalog.ZoneName))}
+	cat := b.catalogName(v)
+	name := []nc.Word{nc.Kw("zone"), nc.Str(bare(cat))}
+	file := layout.DataPath(catzSubdir(v), fileName("catalog", "", cat))
+	if b.relay() {
+		ds := b.downstreams(cat, true)
+		return nc.B(name,
+			nc.S(nc.Kw("type"), nc.Kw("secondary")),
+			nc.S(nc.Kw("file"), nc.Str(file)),
+			nc.S(nc.Kw("primaries"), nc.L(nc.S(nc.Str(layout.UpstreamListName)))),
+			b.relayTransfer(v, ds),
+			nc.S(nc.Kw("notify"), nc.Kw("explicit")),
+			relayNotify(v, ds),
+		)
+	}
 	if b.role == Primary {
+		ds := b.downstreams(cat, true)
+		xfr := append([]nc.Stmt{nc.S(nc.Kw("key"), nc.Str(v.TransferKey.KeyName))}, downstreamKeys(ds, v.TransferKey.KeyName)...)
 		return nc.B(name,
 			nc.S(nc.Kw("type"), nc.Kw("primary")),
 			nc.S(nc.Kw("file"), nc.Str(b.plan.catalogs[v.Name])),
-			nc.S(nc.Kw("allow-transfer"), nc.L(nc.S(nc.Kw("key"), nc.Str(v.TransferKey.KeyName)))),
+			nc.S(nc.Kw("allow-transfer"), nc.L(xfr...)),
 			nc.S(nc.Kw("notify"), nc.Kw("explicit")),
-			nc.S(nc.Kw("also-notify"), nc.L(nc.S(nc.Str(layout.SecondariesListName(v.Name))))),
+			relayNotify(v, ds),
 		)
 	}
 	return nc.B(name,
 		nc.S(nc.Kw("type"), nc.Kw("secondary")),
-		nc.S(nc.Kw("file"), nc.Str(layout.DataPath(catzSubdir(v), fileName("catalog", "", v.Catalog.ZoneName)))),
+		nc.S(nc.Kw("file"), nc.Str(file)),
 		nc.S(nc.Kw("primaries"), nc.L(nc.S(nc.Str(layout.PrimaryListName(v.Name))))),
 	)
 }
@@ -460,9 +503,12 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 		)
 		xfr := []nc.Stmt{nc.S(nc.Kw("key"), nc.Str(v.TransferKey.KeyName))}
 		xfr = append(xfr, updateKeyTransfer(v, z)...)
+		ds := b.downstreams(z.Name, false)
+		xfr = append(xfr, downstreamKeys(ds, v.TransferKey.KeyName)...)
 		xfr = append(xfr, z.AllowTransfer.Stmts()...)
 		body = append(body, nc.S(nc.Kw("allow-transfer"), nc.L(xfr...)))
 		notify := []nc.Stmt{nc.S(nc.Str(layout.SecondariesListName(v.Name)))}
+		notify = append(notify, downstreamNotify(ds)...)
 		notify = append(notify, servers(z.AlsoNotify)...)
 		body = append(body,
 			nc.S(nc.Kw("notify"), nc.Kw("explicit")),
@@ -564,6 +610,15 @@ func (b *confBuilder) zoneAllowQuery(v *model.View, z *model.Zone) []nc.Stmt {
 	}
 	list := z.AllowQuery
 	update := b.role == Primary && sp.Type == v1alpha1.ZonePrimary && sp.DynamicUpdate && z.UpdateKey != nil
+	if r := b.c.Spec.Replication; r != nil && r.Hidden && len(sp.AllowQuery) == 0 {
+		// A hidden cluster admits queries by transfer key only; BIND
+		// checks UPDATEs against allow-query, so a dynamic zone admits its
+		// update key too.
+		if !update {
+			return nil
+		}
+		return append(b.hiddenQuery(), nc.S(nc.Kw("key"), nc.Str(z.UpdateKey.KeyName)))
+	}
 	if len(sp.AllowQuery) == 0 {
 		if !update || len(b.c.Spec.AllowQuery) == 0 {
 			return nil

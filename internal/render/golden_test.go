@@ -35,7 +35,7 @@ func scenarios(t *testing.T) map[string]scenario {
 	t.Helper()
 	root := bindtools.RepoRoot(t)
 	out := map[string]scenario{}
-	for _, ex := range []string{"authoritative", "resolver"} {
+	for _, ex := range []string{"authoritative", "resolver", "multi-cluster"} {
 		out["example-"+ex] = scenario{input: filepath.Join(root, "examples", ex), golden: filepath.Join("testdata", "example-"+ex)}
 	}
 	dirs, _ := filepath.Glob(filepath.Join("testdata", "cases", "*"))

@@ -54,8 +54,10 @@ func Render(clusters []*model.Cluster, prev *prior.Previous, zones *zonefile.Cac
 		for _, o := range objs {
 			// A key shared by the namespace's clusters (no clusterRef) is
 			// one Secret, rendered with the first cluster that uses it.
+			// A cluster of a replication topology runs in a Kubernetes
+			// cluster of its own: it gets its own copy (c.Site).
 			if s, ok := o.Obj.(*corev1.Secret); ok {
-				id := s.Namespace + "/" + s.Name
+				id := c.Site() + "/" + s.Namespace + "/" + s.Name
 				if seen[id] {
 					continue
 				}
@@ -104,7 +106,13 @@ func renderCluster(c *model.Cluster, prev *prior.Previous, zones *zonefile.Cache
 	rs = append(rs, dnssecObjects(c, prev, opt, out)...)
 	sts := objects.StatefulSet(c, objects.PodPlan{ZoneConfigMaps: shardNames, KeySecrets: imported})
 	out.add("statefulset", sts.Name, sts)
-	for _, svc := range []*corev1.Service{objects.HeadlessService(c), objects.PrimaryService(c), objects.ServeService(c)} {
+	svcs := []*corev1.Service{objects.HeadlessService(c), objects.PrimaryService(c)}
+	if r := c.Spec.Replication; r == nil || !r.Hidden {
+		// A hidden cluster serves its secondary clusters only, through
+		// its <cluster>-primary Service.
+		svcs = append(svcs, objects.ServeService(c))
+	}
+	for _, svc := range svcs {
 		out.add("service", svc.Name, svc)
 	}
 	pdb := objects.PodDisruptionBudget(c)

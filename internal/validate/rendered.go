@@ -95,12 +95,13 @@ func checkRuntimeAddresses(c *model.Cluster) diag.Results {
 }
 
 // InputAddresses are the addresses and networks the cluster's input fields
-// hold (address match lists, server entries, extraOptions): the only
-// addresses a rendered named.conf may hold besides loopback. The renderer's
-// self-check proves it (render.SelfCheck).
+// hold (address match lists, server entries, extraOptions, the replication
+// topology's literal addresses): the only addresses a rendered named.conf
+// may hold besides loopback. The renderer's self-check proves it
+// (render.SelfCheck).
 func InputAddresses(c *model.Cluster) []netip.Prefix {
 	var out []netip.Prefix
-	for _, a := range inputAddresses(c) {
+	for _, a := range append(inputAddresses(c), topologyAddresses(c)...) {
 		out = append(out, a.prefix)
 	}
 	return out

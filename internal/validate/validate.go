@@ -50,6 +50,7 @@ func Check(set *model.Set, clusters []*model.Cluster, prev *prior.Previous, zone
 	}
 	rs = append(rs, checkObjectIDs(clusters)...)
 	rs = append(rs, checkACLLoops(clusters)...)
+	rs = append(rs, checkTopology(clusters)...)
 	rs = append(rs, checkDNSSECPolicies(clusters)...)
 	return rs
 }

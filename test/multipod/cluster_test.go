@@ -147,6 +147,9 @@ type podPlan struct {
 	// Releases runs ordinal i on another BIND release than the lab's (a
 	// rolling upgrade caught half way).
 	Releases map[int]bindtools.Release
+	// Net, when set, makes each pod's network namespace instead of the
+	// lab bridge (a cluster on a network of its own, multicluster_test.go).
+	Net func(name, ip string, extra ...string) *Netns
 }
 
 // startCluster lays out and starts every pod of the rendered cluster.
@@ -166,7 +169,11 @@ func (l *Lab) startCluster(r *Rendered, name string, plan podPlan) *Cluster {
 			extra = append([]string{plan.PrimarySvc}, extra...)
 		}
 		p := &Pod{lab: l, Name: podName, Ordinal: i, Root: filepath.Join(l.dir, plan.NetnsPrefix+podName), cluster: rc}
-		p.Net = l.addNetns(plan.NetnsPrefix+podName, plan.IP(i), extra...)
+		if plan.Net != nil {
+			p.Net = plan.Net(plan.NetnsPrefix+podName, plan.IP(i), extra...)
+		} else {
+			p.Net = l.addNetns(plan.NetnsPrefix+podName, plan.IP(i), extra...)
+		}
 		if rel, ok := plan.Releases[i]; ok {
 			l.withRelease(p.Net, rel)
 		}
