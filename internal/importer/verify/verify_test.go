@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +59,8 @@ func TestVerifyCorpus(t *testing.T) {
 	if !inOwnNamespaces(t) {
 		return
 	}
-	named := bindtools.BINDPath(t, "named")
+	rel := bindtools.Current(t)
+	named, usr := rel.Prog(t, "named"), rel.Usr(t)
 	self, _ := os.Executable()
 	for name, conf := range corpus(t) {
 		t.Run(name, func(t *testing.T) {
@@ -66,11 +68,13 @@ func TestVerifyCorpus(t *testing.T) {
 				t.Fatalf("%s: %v (Debian's bind9 package installs /etc/bind)", conf, err)
 			}
 			res, zoneDir, stmts := importConf(t, conf)
-			losses, sum, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named, ListenOn: verify.ListenOn(stmts),
+			missing := missingPaths()
+			losses, sum, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named, Usr: usr, ListenOn: verify.ListenOn(stmts),
 				Agent: []string{self}, AgentEnv: []string{envAgent + "=1"}, Work: t.TempDir(), Timeout: 2 * time.Minute, Log: testWriter{t}})
 			if err != nil {
 				t.Fatal(err)
 			}
+			leftOnHost(t, missing)
 			for _, l := range res.Losses {
 				t.Logf("import reported: %s", l)
 			}
@@ -203,13 +207,14 @@ func TestVerifyFindsDifferences(t *testing.T) {
 			want: "lan/gen.example host1.gen.example. A",
 		},
 	}
-	named := bindtools.BINDPath(t, "named")
+	rel := bindtools.Current(t)
+	named, usr := rel.Prog(t, "named"), rel.Usr(t)
 	self, _ := os.Executable()
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			res, zoneDir, _ := importConf(t, conf)
 			tc.spoil(res)
-			losses, _, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named,
+			losses, _, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named, Usr: usr,
 				Agent: []string{self}, AgentEnv: []string{envAgent + "=1"}, Work: t.TempDir(), Timeout: 2 * time.Minute})
 			if err != nil {
 				t.Fatal(err)
@@ -250,6 +255,37 @@ func explained(l importer.Loss, reported []importer.Loss) bool {
 		}
 	}
 	return false
+}
+
+// hostPaths are the fixed paths a verify needs (the pod's, ip netns's):
+// it makes them in its own mount namespace only.
+var hostPaths = []string{"/etc/bind-fn", "/run/bind-fn", "/var/lib/bind", "/run/netns"}
+
+// labCreated lists the paths a multi-pod lab made on the host (they may
+// appear while a verify runs; they are the lab's).
+const labCreated = "/run/bind-fn-lab.created"
+
+func missingPaths() []string {
+	var out []string
+	for _, p := range hostPaths {
+		if _, err := os.Stat(p); err != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// leftOnHost fails when a path missing before the verify exists after it
+// (the verify's mounts are gone by then: what is left is the host's),
+// unless a multi-pod lab made it meanwhile.
+func leftOnHost(t *testing.T, missing []string) {
+	t.Helper()
+	lab, _ := os.ReadFile(labCreated)
+	for _, p := range missing {
+		if _, err := os.Stat(p); err == nil && !slices.Contains(strings.Fields(string(lab)), p) {
+			t.Errorf("the verify left %s on the host (it must make it in its own mount namespace only)", p)
+		}
+	}
 }
 
 type testWriter struct{ t *testing.T }
