@@ -335,16 +335,25 @@ func (b *confBuilder) viewBody(v *model.View) []nc.Stmt {
 		body = append(body, nc.S(nc.Kw("recursion"), yesNo(*v.Recursion)))
 		if *v.Recursion && b.c.Spec.Mode == v1alpha1.ModeAuthoritative {
 			// Split horizon on an authoritative cluster: this view recurses,
-			// with validation, for the clients of spec.allowRecursion (BIND's
-			// default localnets and localhost when unset), never for every
-			// client the view matches; the options say allow-recursion none,
-			// so the view must say who may. Every other view stays
-			// authoritative-only.
+			// with validation, for the clients of its allowRecursion, else
+			// the cluster's spec.allowRecursion (BIND's default localnets
+			// and localhost when unset), never for every client the view
+			// matches; the options say allow-recursion none, so the view
+			// must say who may. Every other view stays authoritative-only.
+			ar := b.c.AllowRecursion
+			if v.AllowRecursionList != nil {
+				ar = v.AllowRecursionList
+			}
 			body = append(body,
-				nc.S(nc.Kw("allow-recursion"), nc.L(b.c.AllowRecursion.Stmts()...)),
+				nc.S(nc.Kw("allow-recursion"), nc.L(ar.Stmts()...)),
 				nc.S(nc.Kw("dnssec-validation"), nc.Kw("auto")),
 			)
 		}
+	}
+	if v.AllowRecursionList != nil && b.c.Spec.Mode == v1alpha1.ModeResolver && (v.Recursion == nil || *v.Recursion) {
+		// A resolver's view with clients of its own: BIND reads the view's
+		// allow-recursion over the options' (the cluster's).
+		body = append(body, nc.S(nc.Kw("allow-recursion"), nc.L(v.AllowRecursionList.Stmts()...)))
 	}
 	body = append(body, b.viewOptions(v)...)
 	return append(body, b.zones(v)...)
