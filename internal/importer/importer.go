@@ -104,6 +104,8 @@ type importer struct {
 	bindfn  bool
 	own     map[string]bool
 	viewKey map[string]string
+	// hints are the root hint zones, judged after resolveRecursion.
+	hints []hint
 	// optRec and viewRec are the recursion settings of options and of
 	// each view (resolveRecursion).
 	optRec  *recursionSettings
@@ -199,6 +201,17 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	// Recursion (BIND's default) makes a resolver; with views each view
 	// says (a view without its own recursion statement inherits options').
 	im.resolveRecursion(recursion, views)
+	im.judgeHints(func(view string) bool {
+		if view == "" {
+			return im.cluster.Spec.Mode == v1alpha1.ModeResolver
+		}
+		for _, o := range im.res.Objects["views.yaml"] {
+			if v := o.(*v1alpha1.BindView); v.Spec.ViewName == view || v.Spec.ViewName == "" && v.Name == view {
+				return v.Spec.Recursion != nil && *v.Spec.Recursion || v.Spec.Recursion == nil && im.cluster.Spec.Mode == v1alpha1.ModeResolver
+			}
+		}
+		return true
+	})
 
 	im.add("cluster.yaml", im.cluster)
 	var keyNames []string

@@ -153,7 +153,7 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 		}
 		handled["forwarders"], handled["forward"] = true, true
 	case "hint":
-		im.replaced(s, "root hints: BIND's built-in hints serve the same")
+		im.hints = append(im.hints, hint{stmt: s, view: view, file: opts["file"].Arg(1)})
 		return false
 	default:
 		im.lose(s, fmt.Sprintf("zone type %q has no BindZone type (primary, secondary, stub, forward)", typ))

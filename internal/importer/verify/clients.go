@@ -65,6 +65,7 @@ func clients(views []*v1alpha1.BindView, acls []*v1alpha1.BindACL, lists ...[]st
 	}
 	for _, v := range views {
 		collect(v.Spec.MatchClients, 0)
+		collect(v.Spec.AllowRecursion, 0)
 	}
 	for _, l := range lists { // allow-recursion, allow-query: clients inside and outside
 		collect(l, 0)
