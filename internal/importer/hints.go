@@ -38,6 +38,7 @@ func (im *importer) hintNS(file string) ([]string, error) {
 		return nil, err
 	}
 	zp := dns.NewZoneParser(strings.NewReader(string(b)), ".", im.zonePath(file))
+	zp.SetDefaultTTL(3600000) // a hint's TTLs are not carried; files often lack $TTL
 	var ns []string
 	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
 		if n, isNS := rr.(*dns.NS); isNS && n.Hdr.Name == "." {
