@@ -192,7 +192,7 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 				im.noteJournal(z, opts["file"])
 				continue
 			}
-			im.lose(b, "allow-update other than one key (bind-fn: dynamicUpdate with one updateKeyRef)")
+			im.lose(b, "allow-update other than one key: zone "+name+" is imported without dynamic updates, so every UPDATE it accepted is refused (bind-fn: dynamicUpdate with one updateKeyRef)")
 		case "update-policy":
 			if k, ok := simpleUpdatePolicy(b); ok {
 				z.Spec.DynamicUpdate = true

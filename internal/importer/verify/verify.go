@@ -217,7 +217,7 @@ func (v *verifier) start() error {
 		acls = append(acls, o.(*v1alpha1.BindACL))
 	}
 	c := res.Objects["cluster.yaml"][0].(*v1alpha1.BindCluster)
-	v.clients = clients(views, acls, c.Spec.AllowRecursion, c.Spec.AllowQuery)
+	v.clients = clients(views, acls, v.opt.ListenOn, c.Spec.AllowRecursion, c.Spec.AllowQuery)
 	if err := v.mountScratch(); err != nil {
 		return err
 	}

@@ -87,3 +87,4 @@ t=acl/ns2
 server acl ns2 named.conf.j2 "An authoritative server with TSIG keys and an allow-transfer that negates a key."
 show genzone.sh | sh -s 2 3 >"$out/example.db"
 cp "$out/example.db" "$out/tsigzone.db"
+printf '9.20\nremote-servers, which BIND 9.18 does not know (named.conf:35 and 36; 9.18 calls such lists primaries or masters)\n' >"$here/isc-notify-ns2/bind-releases"
