@@ -246,11 +246,13 @@ func TestVerifyFindsDifferences(t *testing.T) {
 func explained(l importer.Loss, reported []importer.Loss) bool {
 	file := strings.TrimSuffix(l.Where, ":1")
 	var zones []string
-	for _, w := range strings.Fields(l.What) {
+	words := strings.Fields(l.What)
+	for i, w := range words {
 		if _, z, ok := strings.Cut(w, "/"); ok && !strings.Contains(z, "/") {
 			w = z
 		}
-		if w = strings.TrimSuffix(w, "."); strings.Contains(w, ".") {
+		// A dotted name, or any name after "zone" (single-label zones).
+		if w = strings.TrimSuffix(w, "."); strings.Contains(w, ".") || i > 0 && words[i-1] == "zone" {
 			zones = append(zones, w)
 		}
 	}
