@@ -447,7 +447,7 @@ func (v *verifier) updateProbes() {
 			// difference. How a refusal reads (REFUSED, NOTAUTH, an unsigned
 			// answer once a key selects another view) is not.
 			if (ra == "NOERROR") != (rb == "NOERROR") {
-				v.lose(z.File+":1", fmt.Sprintf("UPDATE of %s signed with key %q", zoneID(z.View, z.Name), k), fmt.Sprintf("the original answers %s, the rendered %s", ra, rb))
+				v.lose(z.File+":1", fmt.Sprintf("zone %s UPDATE signed with key %q", zoneID(z.View, z.Name), k), fmt.Sprintf("the original answers %s, the rendered %s", ra, rb))
 			}
 			if ra == "NOERROR" {
 				_, _ = v.update(v.orig, z.View, z.Name, name, k, true)

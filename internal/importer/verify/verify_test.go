@@ -252,7 +252,7 @@ func explained(l importer.Loss, reported []importer.Loss) bool {
 			w = z
 		}
 		// A dotted name, or any name after "zone" (single-label zones).
-		if w = strings.TrimSuffix(w, "."); strings.Contains(w, ".") || i > 0 && words[i-1] == "zone" {
+		if w = strings.Trim(w, ".:"); strings.Contains(w, ".") || i > 0 && words[i-1] == "zone" {
 			zones = append(zones, w)
 		}
 	}
