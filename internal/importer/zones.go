@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -85,8 +86,16 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			return false
 		}
 		rrs, err := im.readZone(name, f.Arg(1))
+		var unread *UnreadableError
+		if errors.As(err, &unread) {
+			for _, r := range unread.Records {
+				im.res.Losses = append(im.res.Losses, Loss{Where: im.zonePath(f.Arg(1)) + ":1", What: clip(r),
+					Why: "a record bind-fn cannot read (miekg/dns lacks its type or form): zone " + name + " is carried without it; write it as TYPEnnn \\# (RFC 3597) to keep it"})
+			}
+			err = nil
+		}
 		if err != nil {
-			im.lose(f, fmt.Sprintf("cannot read the zone file: %v", err))
+			im.lose(f, fmt.Sprintf("cannot read the zone file of zone %s: %v", name, err))
 			return false
 		}
 		if isCatalog(name, rrs) {
