@@ -51,10 +51,10 @@ func TestBadInput(t *testing.T) {
 			files:   map[string]string{"/c/named.conf": "options { recursion yes; };\nzone \".\" { type hint; file \"root.db\"; };\n", "/c/root.db": ". NS a.root.test.\na.root.test. A 192.0.2.1\n"},
 			wantLos: "/c/named.conf:2: zone \".\"", wantWhy: "root hints naming a.root.test., not the IANA root servers",
 		},
-		"SecondaryRPZ": {
-			reason:  "A response-policy feed (a secondary RPZ) cannot stay in bind-fn's response-policy: a loss at the zone (issue 25).",
-			files:   map[string]string{"/c/named.conf": "options {\n\tresponse-policy { zone \"feed.rpz\"; };\n};\nzone \"feed.rpz\" {\n\ttype secondary;\n\tprimaries { 192.0.2.9; };\n\tnotify no;\n};\n"},
-			wantLos: "/c/named.conf:4: zone \"feed.rpz\"", wantWhy: "a secondary response-policy zone (a feed)",
+		"FeedBeforePolicy": {
+			reason:  "A feed (secondary RPZ) listed before a policy of the server's own: bind-fn lists policies first, and BIND applies the first zone that matches; a loss at the feed.",
+			files:   map[string]string{"/c/named.conf": "options {\n\tresponse-policy { zone \"feed.rpz\"; zone \"local.rpz\"; };\n};\nzone \"feed.rpz\" {\n\ttype secondary;\n\tprimaries { 192.0.2.9; };\n\tnotify no;\n};\nzone \"local.rpz\" { type primary; file \"l.db\"; notify no; };\n", "/c/l.db": "$TTL 60\n@ SOA invalid. h. 1 3600 600 1209600 300\n@ NS invalid.\nbad.example CNAME .\n"},
+			wantLos: "/c/named.conf:4: zone \"feed.rpz\"", wantWhy: "comes before policy zone local.rpz",
 		},
 		"NotifyToNSOutsideTheZone": {
 			reason:  "notify yes sends NOTIFY to the NS set; an NS whose address is not in the zone cannot be resolved offline: a loss at the zone (issue 25).",

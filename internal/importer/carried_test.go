@@ -26,6 +26,8 @@ func TestCarried(t *testing.T) {
 		Policies       []string
 		// ViewRecursion is each view's own allowRecursion (view: list).
 		ViewRecursion map[string][]string
+		// Feeds are the zones with responsePolicy.
+		Feeds []string
 	}
 	cases := map[string]struct {
 		reason string
@@ -44,6 +46,11 @@ func TestCarried(t *testing.T) {
 			conf:   "acl lan { 10.0.0.0/8; };\nview a {\n\tmatch-clients { lan; };\n\trecursion yes;\n\tallow-recursion { lan; };\n};\nview b {\n\trecursion yes;\n\tallow-recursion { 192.0.2.0/24; };\n};\nview c {\n\trecursion yes;\n};\n",
 			want: got{Mode: v1alpha1.ModeResolver, AllowRecursion: []string{"lan"},
 				ViewRecursion: map[string][]string{"b": {"192.0.2.0/24"}, "c": {"localnets", "localhost"}}},
+		},
+		"SecondaryRPZ": {
+			reason: "A response-policy feed (a secondary RPZ) stays in response-policy: BindZone spec.responsePolicy (it dropped out, so blocked names resolved again; issue 25).",
+			conf:   "options {\n\trecursion yes;\n\tallow-recursion { 10.0.0.0/8; };\n\tresponse-policy { zone \"feed.rpz\"; };\n};\nzone \"feed.rpz\" {\n\ttype secondary;\n\tprimaries { 192.0.2.9; };\n\tnotify no;\n};\n",
+			want:   got{Mode: v1alpha1.ModeResolver, AllowRecursion: []string{"10.0.0.0/8"}, Feeds: []string{"feed.rpz"}},
 		},
 		"AllowRecursionFromAllowQuery": {
 			reason: "Without allow-recursion BIND allows recursion to allow-query's clients, not to localnets.",
@@ -112,6 +119,9 @@ func TestCarried(t *testing.T) {
 				}
 			}
 			for _, o := range res.Objects["zones.yaml"] {
+				if z := o.(*v1alpha1.BindZone); z.Spec.ResponsePolicy {
+					g.Feeds = append(g.Feeds, z.Spec.ZoneName)
+				}
 				g.AlsoNotify = append(g.AlsoNotify, o.(*v1alpha1.BindZone).Spec.AlsoNotify...)
 				if p := o.(*v1alpha1.BindZone).Spec.DNSSECPolicyRef; p != "" {
 					g.Policies = append(g.Policies, p)

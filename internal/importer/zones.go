@@ -58,21 +58,33 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 	if im.views > 1 && view != "" {
 		objPrefix = view + "-" + name
 	}
+	feed := false
 	for _, rz := range im.rpz[view] {
 		if rz == name && typ == "primary" {
 			im.policyZone(s, name, view, opts)
 			return false
 		}
-		if rz == name {
-			// A feed (a secondary RPZ from a vendor or another server):
-			// bind-fn's response-policy lists only the policy zones it
-			// writes itself, so the feed's rules would stop applying.
-			im.lose(s, "a "+typ+" response-policy zone (a feed): bind-fn's response-policy lists only BindPolicies, which it writes itself; the zone is kept as a "+typ+" zone, but its rules no longer apply")
+		if rz != name {
+			continue
 		}
+		if typ != "secondary" {
+			im.lose(s, "a "+typ+" response-policy zone: bind-fn lists BindPolicies and secondary zones (responsePolicy: true) in response-policy; the zone is kept as a "+typ+" zone, but its rules no longer apply")
+			continue
+		}
+		// A feed (a secondary RPZ from a vendor or another server):
+		// BindZone spec.responsePolicy, listed after the BindPolicies in
+		// zone order. BIND applies the first zone that matches: an order
+		// that differs is a loss.
+		feed = true
+		if im.rpzFeed[view] == nil {
+			im.rpzFeed[view] = map[string]namedconf.Located{}
+		}
+		im.rpzFeed[view][name] = s
 	}
 	z := &v1alpha1.BindZone{TypeMeta: tm(v1alpha1.KindBindZone), ObjectMeta: im.meta(im.objName("zone", objPrefix))}
 	z.Spec.ClusterRef = im.opt.Cluster
 	z.Spec.ZoneName = name
+	z.Spec.ResponsePolicy = feed
 	if v != nil {
 		z.Spec.ViewRef = v.Name
 	}
@@ -348,6 +360,35 @@ func groups(rrs []dns.RR) []*rrGroup {
 		g.rrs = append(g.rrs, rr)
 	}
 	return out
+}
+
+// checkFeedOrder: bind-fn lists a view's BindPolicies first, then its
+// feeds (secondary zones with responsePolicy) by name. BIND applies the
+// first response-policy zone that matches, so a feed the original lists
+// before a policy, or out of name order, is a loss at the feed.
+func (im *importer) checkFeedOrder() {
+	for view, feeds := range im.rpzFeed {
+		list := im.rpz[view]
+		for i, rz := range list {
+			s, ok := feeds[rz]
+			if !ok {
+				continue
+			}
+			why := ""
+			for j := 0; j < len(list) && why == ""; j++ {
+				_, other := feeds[list[j]]
+				switch {
+				case j > i && !other:
+					why = "before policy zone " + list[j]
+				case j < i && other && list[j] > rz:
+					why = "after feed " + list[j]
+				}
+			}
+			if why != "" {
+				im.lose(s, "response-policy zone "+rz+" comes "+why+" in the original's response-policy; bind-fn lists the BindPolicies first, then the feeds by name, and BIND applies the first zone that matches: a name both match may get another answer")
+			}
+		}
+	}
 }
 
 // relName is an owner relative to the zone: "@" at the apex.

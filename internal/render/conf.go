@@ -272,11 +272,18 @@ func (b *confBuilder) viewOptions(v *model.View) []nc.Stmt {
 			))
 		}
 	}
-	if len(v.Policies) > 0 {
-		var zs []nc.Stmt
-		for _, p := range v.Policies {
-			zs = append(zs, nc.S(nc.Kw("zone"), nc.Str(bare(p.ZoneName))))
+	var zs []nc.Stmt
+	for _, p := range v.Policies {
+		zs = append(zs, nc.S(nc.Kw("zone"), nc.Str(bare(p.ZoneName))))
+	}
+	// Secondary zones that are feeds come after the policies bind-fn
+	// writes, in zone order (model sorts the view's zones).
+	for _, z := range v.Zones {
+		if z.Spec.ResponsePolicy && z.Spec.Type == v1alpha1.ZoneSecondary {
+			zs = append(zs, nc.S(nc.Kw("zone"), nc.Str(bare(z.Name))))
 		}
+	}
+	if len(zs) > 0 {
 		head := []nc.Word{nc.Kw("response-policy"), nc.L(zs...)}
 		if b.c.Spec.Mode == v1alpha1.ModeAuthoritative {
 			// An authoritative server applies RPZ only with recursive-only no.
