@@ -591,8 +591,8 @@ func (v *verifier) containerCommand(sts *appsv1.StatefulSet) (argv, env []string
 	return nil, nil, fmt.Errorf("no named container")
 }
 
-// waitUp waits until both servers answer every imported zone's SOA with
-// authority (bounded by Timeout).
+// waitUp waits until both servers answer, and answer every imported
+// zone's SOA with authority (bounded by Timeout).
 func (v *verifier) waitUp() error {
 	deadline := time.Now().Add(v.opt.Timeout)
 	for _, s := range []*server{v.orig, v.rend} {
@@ -635,6 +635,11 @@ func tail(s string, n int) string {
 
 func (v *verifier) unloaded(s *server) []string {
 	var out []string
+	// A server answers at all (any rcode) before its zones are asked: a
+	// package without zones would otherwise be "up" before named listens.
+	if _, err := v.query(s, "", ".", dns.TypeSOA, false); err != nil {
+		return []string{"any query (" + err.Error() + ")"}
+	}
 	for _, z := range v.opt.Result.Zones {
 		if z.Kind != "zone" {
 			continue
