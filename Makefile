@@ -120,8 +120,8 @@ test: tools build lint check-generate go-test go-test-9.18 race crd-cost k8s-tes
 go-test: tools build
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(PKGS)
 
-## go-test-9.18: the packages that run named itself (the agent, the multi-pod lab, the differential test), again on BIND 9.18 (BINDFN_BIND=9.18)
-NAMED_PKGS ?= ./internal/agent/... ./test/multipod/... ./test/differential/...
+## go-test-9.18: the packages that run named itself (the agent, import --verify, the multi-pod lab, the differential test), again on BIND 9.18 (BINDFN_BIND=9.18)
+NAMED_PKGS ?= ./internal/agent/... ./internal/importer/verify/... ./test/multipod/... ./test/differential/...
 .PHONY: go-test-9.18
 go-test-9.18: tools build
 	BINDFN_BIND=9.18 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $(NAMED_PKGS)

@@ -29,6 +29,14 @@ type BindViewSpec struct {
 	// Recursion in this view (resolver clusters; default: the cluster's mode).
 	// +optional
 	Recursion *bool `json:"recursion,omitempty"`
+
+	// AllowRecursion is who may recurse in this view (an address match
+	// list, as the cluster's spec.allowRecursion), when the view recurses;
+	// default: the cluster's spec.allowRecursion. BIND reads
+	// allow-recursion per view, so two recursive views can admit
+	// different clients.
+	// +optional
+	AllowRecursion []string `json:"allowRecursion,omitempty"`
 }
 
 // BindView is a split-horizon view of a BindCluster.

@@ -146,6 +146,14 @@ type BindZoneSpec struct {
 	// zone (default true when the cluster, or its view, has one).
 	// +optional
 	Catalog *bool `json:"catalog,omitempty"`
+
+	// ResponsePolicy: a secondary zone whose rules apply (a response
+	// policy feed, such as a vendor's blocklist transferred from its
+	// primaries): listed in its view's response-policy, after the view's
+	// BindPolicies, in zone name order. Only a secondary zone can be one
+	// (a policy bind-fn writes is a BindPolicy).
+	// +optional
+	ResponsePolicy bool `json:"responsePolicy,omitempty"`
 }
 
 // BindZone is a DNS zone served by a BindCluster.

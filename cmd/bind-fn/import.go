@@ -37,7 +37,8 @@ type ImportCmd struct {
 	Zone      []string `help:"Zone to transfer with --axfr (repeatable); view/zone to replace a zone of one view."`
 	Key       string   `help:"TSIG key for --axfr: [algorithm:]name:secret (as dig -y)."`
 	Format    string   `enum:"text,json" default:"text" help:"Report format on stderr."`
-	Verify    bool     `help:"Check the import with real BIND (needs root, named and unshare): serve the original configuration (scratch overlays keep its files unchanged) and the rendered package (the agent and named, as a pod runs them) side by side in private network namespaces, and compare every zone by AXFR, serials and DNSKEYs, sample queries from an address each view matches, and the NOTIFYs both send. Every difference is listed as not carried."`
+	Verify    bool     `help:"Check the import with real BIND (needs root, named and unshare): serve the original configuration (scratch overlays keep its files unchanged) and the rendered package (the agent and named, as a pod runs them) side by side in private network namespaces, and compare every zone by AXFR, serials and DNSKEYs, sample queries from an address each view matches, and the NOTIFYs both send. Every difference is listed as not carried. Nothing is left on the host: every path it needs is made in its own mount namespace."`
+	BINDRoot  string   `name:"bind-root" help:"With --verify: a BIND root (a directory holding usr/sbin/named, such as bin/bind-9.20) whose /usr both servers run from, instead of the host's named." type:"existingdir"`
 }
 
 // Run imports. Exit code: 0 lossless, 2 something could not be carried
@@ -136,11 +137,9 @@ func (c *ImportCmd) verify(res *importer.Result, conf []namedconf.Located, zoneD
 	if c.Conf == "" {
 		return fmt.Errorf("--verify needs the named.conf of the server (it serves it to compare)")
 	}
-	named, err := exec.LookPath("named")
+	named, usr, err := c.named()
 	if err != nil {
-		if named, err = exec.LookPath("/usr/sbin/named"); err != nil {
-			return fmt.Errorf("--verify needs BIND's named: %w", err)
-		}
+		return err
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -155,7 +154,7 @@ func (c *ImportCmd) verify(res *importer.Result, conf []namedconf.Located, zoneD
 		return err
 	}
 	defer os.RemoveAll(work)
-	losses, sum, err := verify.Run(verify.Options{Conf: abs, ZoneDir: zoneDir, Result: res, Named: named, ListenOn: verify.ListenOn(conf),
+	losses, sum, err := verify.Run(verify.Options{Conf: abs, ZoneDir: zoneDir, Result: res, Named: named, Usr: usr, ListenOn: verify.ListenOn(conf),
 		Agent: []string{self, AgentWord}, Work: work, Log: errw})
 	if err != nil {
 		return fmt.Errorf("cannot verify with BIND: %w", err)
@@ -166,6 +165,28 @@ func (c *ImportCmd) verify(res *importer.Result, conf []namedconf.Located, zoneD
 	fmt.Fprintf(errw, "verified by BIND: %d zones by AXFR, %d queries, %d NOTIFYs; %d difference(s)\n", sum.Zones, sum.Queries, sum.Notifies, len(losses))
 	res.Losses = append(res.Losses, losses...)
 	return nil
+}
+
+// named is the named the verify runs and the /usr it runs from (the
+// host's, or --bind-root's).
+func (c *ImportCmd) named() (named, usr string, err error) {
+	if c.BINDRoot != "" {
+		usr, err = filepath.Abs(filepath.Join(c.BINDRoot, "usr"))
+		if err != nil {
+			return "", "", err
+		}
+		if _, err := os.Stat(filepath.Join(usr, "sbin", "named")); err != nil {
+			return "", "", fmt.Errorf("--bind-root %s holds no usr/sbin/named: %w", c.BINDRoot, err)
+		}
+		return "/usr/sbin/named", usr, nil
+	}
+	named, err = exec.LookPath("named")
+	if err != nil {
+		if named, err = exec.LookPath("/usr/sbin/named"); err != nil {
+			return "", "", fmt.Errorf("--verify needs BIND's named: %w", err)
+		}
+	}
+	return named, "", nil
 }
 
 // AgentWord, as bind-fn's first argument, runs the agent (the verify's

@@ -335,7 +335,11 @@ func TestImportVerify(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			conf := filepath.Join(bindtools.RepoRoot(t), "internal", "importer", "testdata", tc.conf, "named.conf")
-			cmd := exec.Command(bin, "import", "--verify", conf, "-o", filepath.Join(t.TempDir(), "pkg"))
+			args := []string{"import", "--verify", conf, "-o", filepath.Join(t.TempDir(), "pkg")}
+			if usr := bindtools.Current(t).Usr(t); usr != "" {
+				args = append(args, "--bind-root", filepath.Dir(usr))
+			}
+			cmd := exec.Command(bin, args...)
 			out, err := cmd.CombinedOutput()
 			code := 0
 			if ee, ok := err.(*exec.ExitError); ok {

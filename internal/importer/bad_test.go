@@ -46,15 +46,15 @@ func TestBadInput(t *testing.T) {
 			files:   map[string]string{"/c/named.conf": "key \"k\" { algorithm hmac-sha256; secret \"YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE=\"; };\nzone \"a.example\" { type primary; file \"a.db\"; allow-update { key \"k\"; }; };\n", "/c/a.db": soa, "/c/a.db.jnl": ""},
 			wantLos: "the zone has a journal (/c/a.db.jnl)",
 		},
-		"ViewsDifferInAllowRecursion": {
-			reason:  "Two recursive views that allow different clients: bind-fn has one allowRecursion per cluster; the difference is a loss at the view, never a silent widening (issue 25).",
-			files:   map[string]string{"/c/named.conf": "acl lan { 10.0.0.0/8; };\nview a {\n\tmatch-clients { lan; };\n\trecursion yes;\n\tallow-recursion { lan; };\n};\nview b {\n\trecursion yes;\n\tallow-recursion { 192.0.2.0/24; };\n};\n"},
-			wantLos: "/c/named.conf:9: view b: allow-recursion 192.0.2.0/24: bind-fn has one allow-recursion per cluster",
+		"PrivateRootHints": {
+			reason:  "A resolver whose hints name a private root (ISC's forward/ns4): bind-fn's built-in hints would send recursion to the real root; a loss, not 'replaced'.",
+			files:   map[string]string{"/c/named.conf": "options { recursion yes; };\nzone \".\" { type hint; file \"root.db\"; };\n", "/c/root.db": ". NS a.root.test.\na.root.test. A 192.0.2.1\n"},
+			wantLos: "/c/named.conf:2: zone \".\"", wantWhy: "root hints naming a.root.test., not the IANA root servers",
 		},
-		"SecondaryRPZ": {
-			reason:  "A response-policy feed (a secondary RPZ) cannot stay in bind-fn's response-policy: a loss at the zone (issue 25).",
-			files:   map[string]string{"/c/named.conf": "options {\n\tresponse-policy { zone \"feed.rpz\"; };\n};\nzone \"feed.rpz\" {\n\ttype secondary;\n\tprimaries { 192.0.2.9; };\n\tnotify no;\n};\n"},
-			wantLos: "/c/named.conf:4: zone \"feed.rpz\"", wantWhy: "a secondary response-policy zone (a feed)",
+		"FeedBeforePolicy": {
+			reason:  "A feed (secondary RPZ) listed before a policy of the server's own: bind-fn lists policies first, and BIND applies the first zone that matches; a loss at the feed.",
+			files:   map[string]string{"/c/named.conf": "options {\n\tresponse-policy { zone \"feed.rpz\"; zone \"local.rpz\"; };\n};\nzone \"feed.rpz\" {\n\ttype secondary;\n\tprimaries { 192.0.2.9; };\n\tnotify no;\n};\nzone \"local.rpz\" { type primary; file \"l.db\"; notify no; };\n", "/c/l.db": "$TTL 60\n@ SOA invalid. h. 1 3600 600 1209600 300\n@ NS invalid.\nbad.example CNAME .\n"},
+			wantLos: "/c/named.conf:4: zone \"feed.rpz\"", wantWhy: "comes before policy zone local.rpz",
 		},
 		"NotifyToNSOutsideTheZone": {
 			reason:  "notify yes sends NOTIFY to the NS set; an NS whose address is not in the zone cannot be resolved offline: a loss at the zone (issue 25).",

@@ -24,6 +24,10 @@ func TestCarried(t *testing.T) {
 		ForwardOnly    bool
 		AlsoNotify     []string
 		Policies       []string
+		// ViewRecursion is each view's own allowRecursion (view: list).
+		ViewRecursion map[string][]string
+		// Feeds are the zones with responsePolicy.
+		Feeds []string
 	}
 	cases := map[string]struct {
 		reason string
@@ -36,6 +40,17 @@ func TestCarried(t *testing.T) {
 			reason: "The one recursive view's forwarders and allow-recursion become the cluster's, which every view inherits.",
 			conf:   "view a {\n\tmatch-clients { 10.0.0.0/8; };\n\trecursion yes;\n\tallow-recursion { 10.0.0.0/8; };\n\tforwarders { 192.0.2.53; };\n\tforward only;\n};\nview b {\n\trecursion no;\n\tzone \"z.example\" { type primary; file \"z.db\"; notify explicit; };\n};\n",
 			want:   got{Mode: v1alpha1.ModeResolver, AllowRecursion: []string{"10.0.0.0/8"}, Forwarders: []string{"192.0.2.53"}, ForwardOnly: true},
+		},
+		"ViewsDifferInAllowRecursion": {
+			reason: "Two recursive views that allow different clients: the cluster takes the first's, the second keeps its own in BindView spec.allowRecursion (never widened; issue 25).",
+			conf:   "acl lan { 10.0.0.0/8; };\nview a {\n\tmatch-clients { lan; };\n\trecursion yes;\n\tallow-recursion { lan; };\n};\nview b {\n\trecursion yes;\n\tallow-recursion { 192.0.2.0/24; };\n};\nview c {\n\trecursion yes;\n};\n",
+			want: got{Mode: v1alpha1.ModeResolver, AllowRecursion: []string{"lan"},
+				ViewRecursion: map[string][]string{"b": {"192.0.2.0/24"}, "c": {"localnets", "localhost"}}},
+		},
+		"SecondaryRPZ": {
+			reason: "A response-policy feed (a secondary RPZ) stays in response-policy: BindZone spec.responsePolicy (it dropped out, so blocked names resolved again; issue 25).",
+			conf:   "options {\n\trecursion yes;\n\tallow-recursion { 10.0.0.0/8; };\n\tresponse-policy { zone \"feed.rpz\"; };\n};\nzone \"feed.rpz\" {\n\ttype secondary;\n\tprimaries { 192.0.2.9; };\n\tnotify no;\n};\n",
+			want:   got{Mode: v1alpha1.ModeResolver, AllowRecursion: []string{"10.0.0.0/8"}, Feeds: []string{"feed.rpz"}},
 		},
 		"AllowRecursionFromAllowQuery": {
 			reason: "Without allow-recursion BIND allows recursion to allow-query's clients, not to localnets.",
@@ -95,7 +110,18 @@ func TestCarried(t *testing.T) {
 			}
 			sp := res.Objects["cluster.yaml"][0].(*v1alpha1.BindCluster).Spec
 			g := got{Mode: sp.Mode, AllowRecursion: sp.AllowRecursion, Forwarders: sp.Forwarders, ForwardOnly: sp.ForwardOnly}
+			for _, o := range res.Objects["views.yaml"] {
+				if v := o.(*v1alpha1.BindView); len(v.Spec.AllowRecursion) > 0 {
+					if g.ViewRecursion == nil {
+						g.ViewRecursion = map[string][]string{}
+					}
+					g.ViewRecursion[v.Name] = v.Spec.AllowRecursion
+				}
+			}
 			for _, o := range res.Objects["zones.yaml"] {
+				if z := o.(*v1alpha1.BindZone); z.Spec.ResponsePolicy {
+					g.Feeds = append(g.Feeds, z.Spec.ZoneName)
+				}
 				g.AlsoNotify = append(g.AlsoNotify, o.(*v1alpha1.BindZone).Spec.AlsoNotify...)
 				if p := o.(*v1alpha1.BindZone).Spec.DNSSECPolicyRef; p != "" {
 					g.Policies = append(g.Policies, p)

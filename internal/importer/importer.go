@@ -104,6 +104,11 @@ type importer struct {
 	bindfn  bool
 	own     map[string]bool
 	viewKey map[string]string
+	// rpzFeed are the secondary response-policy zones of each view, by
+	// name (checkFeedOrder).
+	rpzFeed map[string]map[string]namedconf.Located
+	// hints are the root hint zones, judged after resolveRecursion.
+	hints []hint
 	// optRec and viewRec are the recursion settings of options and of
 	// each view (resolveRecursion).
 	optRec  *recursionSettings
@@ -133,7 +138,7 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	}
 	im := &importer{opt: opt, res: &Result{Objects: map[string][]any{}, ZoneWhere: map[string]string{}}, keys: map[string]*v1alpha1.BindTSIGKey{}, keyObj: map[string]string{},
 		acls: map[string]bool{}, lists: map[string][]string{}, policies: map[string]string{}, names: map[string]bool{}, rpz: map[string][]string{},
-		catalogs: map[string]map[string]bool{}, zoneObj: map[string]*v1alpha1.BindZone{}}
+		catalogs: map[string]map[string]bool{}, rpzFeed: map[string]map[string]namedconf.Located{}, zoneObj: map[string]*v1alpha1.BindZone{}}
 	im.cluster = &v1alpha1.BindCluster{TypeMeta: tm(v1alpha1.KindBindCluster), ObjectMeta: im.meta(opt.Cluster), Spec: v1alpha1.BindClusterSpec{Replicas: opt.Replicas}}
 	im.zoneDir = opt.ZoneDir
 	im.bindfn = isBindFnRender(conf)
@@ -199,6 +204,18 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	// Recursion (BIND's default) makes a resolver; with views each view
 	// says (a view without its own recursion statement inherits options').
 	im.resolveRecursion(recursion, views)
+	im.checkFeedOrder()
+	im.judgeHints(func(view string) bool {
+		if view == "" {
+			return im.cluster.Spec.Mode == v1alpha1.ModeResolver
+		}
+		for _, o := range im.res.Objects["views.yaml"] {
+			if v := o.(*v1alpha1.BindView); v.Spec.ViewName == view || v.Spec.ViewName == "" && v.Name == view {
+				return v.Spec.Recursion != nil && *v.Spec.Recursion || v.Spec.Recursion == nil && im.cluster.Spec.Mode == v1alpha1.ModeResolver
+			}
+		}
+		return true
+	})
 
 	im.add("cluster.yaml", im.cluster)
 	var keyNames []string

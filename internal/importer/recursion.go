@@ -56,11 +56,11 @@ func allowRecursion(view, opts *recursionSettings) ([]string, namedconf.Located)
 }
 
 // resolveRecursion decides the cluster's mode and the recursion settings
-// every recursive view shares. bind-fn has one allow-recursion and one
-// forwarders list per cluster (options), which every view inherits: a
+// of the recursive views. allow-recursion is carried per view. bind-fn has
+// one forwarders list per cluster (options), which every view inherits: a
 // configuration whose recursive views agree is carried exactly; one whose
 // views differ is a loss at each differing statement, and the cluster
-// takes the first recursive view's (never a wider list than any view had).
+// takes the first recursive view's.
 func (im *importer) resolveRecursion(recursion bool, views []namedconf.Located) {
 	sp := &im.cluster.Spec
 	sp.Mode = v1alpha1.ModeAuthoritative
@@ -138,10 +138,27 @@ func (im *importer) resolveRecursion(recursion bool, views []namedconf.Located) 
 		}
 		return val, set
 	}
-	ar, _ := first("allow-recursion", func(v *recursionSettings) ([]string, namedconf.Located, bool) {
-		l, s := allowRecursion(v, im.optRec)
-		return l, s, s.Name() != ""
-	})
+	// allow-recursion is read per view by BIND and by bind-fn (BindView
+	// spec.allowRecursion): the cluster takes the first recursive view's,
+	// every view that differs carries its own (BIND's default, localnets
+	// and localhost, written out where the view has none).
+	var ar []string
+	for i, r := range rec {
+		l, s := allowRecursion(im.viewRec[r.name], im.optRec)
+		if s.Name() == "" {
+			l = nil
+		}
+		if i == 0 {
+			ar = l
+			continue
+		}
+		if !slices.Equal(l, ar) && r.obj != nil {
+			if len(l) == 0 {
+				l = []string{"localnets", "localhost"}
+			}
+			r.obj.Spec.AllowRecursion = l
+		}
+	}
 	if !(len(ar) == 1 && ar[0] == "none") {
 		sp.AllowRecursion = ar
 	}

@@ -44,32 +44,63 @@ func NamedZoneReader(path string) ZoneReader {
 			msg := strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(errb.String()), "\n", "; ")), " ")
 			return nil, fmt.Errorf("%s refuses the zone: %s", filepath.Base(path), msg)
 		}
-		rrs, err := parseDump(origin, file, out.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("cannot read %s's dump of %s: %w", filepath.Base(path), file, err)
-		}
-		return rrs, nil
+		// An *UnreadableError comes with the records that were read.
+		return parseDump(origin, file, out.Bytes())
 	}
 }
 
 // parseDump reads named-checkzone -D output: every record absolute, with
-// its TTL, so miekg/dns reads it as BIND wrote it. Lines before the first
-// record ("zone x/IN: loaded serial 5") and the closing "OK" are not
-// records.
+// its TTL, one a line, so miekg/dns reads it as BIND wrote it. Lines
+// before the first record ("zone x/IN: loaded serial 5") and the closing
+// "OK" are not records. A record miekg/dns cannot read (a type it lacks,
+// such as A6) is left out and named in an *UnreadableError, which comes
+// with the records read: the zone is carried without them, each a loss.
 func parseDump(origin, file string, out []byte) ([]dns.RR, error) {
-	var recs []string
+	var rrs []dns.RR
+	var bad []string
 	for _, line := range strings.Split(string(out), "\n") {
-		if line == "" || line == "OK" || strings.HasPrefix(line, "zone ") || strings.HasPrefix(line, file+":") {
+		if line == "" || line == "OK" || strings.HasPrefix(line, "zone ") || strings.HasPrefix(line, file+":") || strings.HasPrefix(line, ";") {
 			continue
 		}
-		recs = append(recs, line)
+		rr, err := dns.NewRR(line)
+		if err != nil {
+			if rr, err = gposUnquoted(line); err != nil {
+				bad = append(bad, strings.Join(strings.Fields(line), " "))
+				continue
+			}
+		}
+		if rr != nil {
+			rrs = append(rrs, rr)
+		}
 	}
-	zp := dns.NewZoneParser(strings.NewReader(strings.Join(recs, "\n")+"\n"), dns.Fqdn(origin), file)
-	var rrs []dns.RR
-	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
-		rrs = append(rrs, rr)
+	if len(bad) > 0 {
+		return rrs, &UnreadableError{File: file, Records: bad}
 	}
-	return rrs, zp.Err()
+	return rrs, nil
+}
+
+// gposUnquoted reads BIND's GPOS form ("-32.6882" "116.8652" "10.0"),
+// which miekg/dns reads only unquoted.
+func gposUnquoted(line string) (dns.RR, error) {
+	f := strings.Fields(line)
+	if len(f) != 7 || !strings.EqualFold(f[3], "GPOS") {
+		return nil, fmt.Errorf("not a GPOS record")
+	}
+	for i := 4; i < 7; i++ {
+		f[i] = strings.Trim(f[i], `"`)
+	}
+	return dns.NewRR(strings.Join(f, " "))
+}
+
+// UnreadableError names the records of a zone file BIND read and
+// miekg/dns cannot (the records that could be read come with it).
+type UnreadableError struct {
+	File    string
+	Records []string
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("%s: %d record(s) miekg/dns cannot read", e.File, len(e.Records))
 }
 
 // SignedSerial reads the serial a signed zone serves: its signed version

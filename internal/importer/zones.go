@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -57,21 +58,33 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 	if im.views > 1 && view != "" {
 		objPrefix = view + "-" + name
 	}
+	feed := false
 	for _, rz := range im.rpz[view] {
 		if rz == name && typ == "primary" {
 			im.policyZone(s, name, view, opts)
 			return false
 		}
-		if rz == name {
-			// A feed (a secondary RPZ from a vendor or another server):
-			// bind-fn's response-policy lists only the policy zones it
-			// writes itself, so the feed's rules would stop applying.
-			im.lose(s, "a "+typ+" response-policy zone (a feed): bind-fn's response-policy lists only BindPolicies, which it writes itself; the zone is kept as a "+typ+" zone, but its rules no longer apply")
+		if rz != name {
+			continue
 		}
+		if typ != "secondary" {
+			im.lose(s, "a "+typ+" response-policy zone: bind-fn lists BindPolicies and secondary zones (responsePolicy: true) in response-policy; the zone is kept as a "+typ+" zone, but its rules no longer apply")
+			continue
+		}
+		// A feed (a secondary RPZ from a vendor or another server):
+		// BindZone spec.responsePolicy, listed after the BindPolicies in
+		// zone order. BIND applies the first zone that matches: an order
+		// that differs is a loss.
+		feed = true
+		if im.rpzFeed[view] == nil {
+			im.rpzFeed[view] = map[string]namedconf.Located{}
+		}
+		im.rpzFeed[view][name] = s
 	}
 	z := &v1alpha1.BindZone{TypeMeta: tm(v1alpha1.KindBindZone), ObjectMeta: im.meta(im.objName("zone", objPrefix))}
 	z.Spec.ClusterRef = im.opt.Cluster
 	z.Spec.ZoneName = name
+	z.Spec.ResponsePolicy = feed
 	if v != nil {
 		z.Spec.ViewRef = v.Name
 	}
@@ -85,8 +98,16 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			return false
 		}
 		rrs, err := im.readZone(name, f.Arg(1))
+		var unread *UnreadableError
+		if errors.As(err, &unread) {
+			for _, r := range unread.Records {
+				im.res.Losses = append(im.res.Losses, Loss{Where: im.zonePath(f.Arg(1)) + ":1", What: clip(r),
+					Why: "a record bind-fn cannot read (miekg/dns lacks its type or form): zone " + name + " is carried without it; write it as TYPEnnn \\# (RFC 3597) to keep it"})
+			}
+			err = nil
+		}
 		if err != nil {
-			im.lose(f, fmt.Sprintf("cannot read the zone file: %v", err))
+			im.lose(f, fmt.Sprintf("cannot read the zone file of zone %s: %v", name, err))
 			return false
 		}
 		if isCatalog(name, rrs) {
@@ -153,7 +174,7 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 		}
 		handled["forwarders"], handled["forward"] = true, true
 	case "hint":
-		im.replaced(s, "root hints: BIND's built-in hints serve the same")
+		im.hints = append(im.hints, hint{stmt: s, view: view, file: opts["file"].Arg(1)})
 		return false
 	default:
 		im.lose(s, fmt.Sprintf("zone type %q has no BindZone type (primary, secondary, stub, forward)", typ))
@@ -192,7 +213,7 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 				im.noteJournal(z, opts["file"])
 				continue
 			}
-			im.lose(b, "allow-update other than one key (bind-fn: dynamicUpdate with one updateKeyRef)")
+			im.lose(b, "allow-update other than one key: zone "+name+" is imported without dynamic updates, so every UPDATE it accepted is refused (bind-fn: dynamicUpdate with one updateKeyRef)")
 		case "update-policy":
 			if k, ok := simpleUpdatePolicy(b); ok {
 				z.Spec.DynamicUpdate = true
@@ -339,6 +360,35 @@ func groups(rrs []dns.RR) []*rrGroup {
 		g.rrs = append(g.rrs, rr)
 	}
 	return out
+}
+
+// checkFeedOrder: bind-fn lists a view's BindPolicies first, then its
+// feeds (secondary zones with responsePolicy) by name. BIND applies the
+// first response-policy zone that matches, so a feed the original lists
+// before a policy, or out of name order, is a loss at the feed.
+func (im *importer) checkFeedOrder() {
+	for view, feeds := range im.rpzFeed {
+		list := im.rpz[view]
+		for i, rz := range list {
+			s, ok := feeds[rz]
+			if !ok {
+				continue
+			}
+			why := ""
+			for j := 0; j < len(list) && why == ""; j++ {
+				_, other := feeds[list[j]]
+				switch {
+				case j > i && !other:
+					why = "before policy zone " + list[j]
+				case j < i && other && list[j] > rz:
+					why = "after feed " + list[j]
+				}
+			}
+			if why != "" {
+				im.lose(s, "response-policy zone "+rz+" comes "+why+" in the original's response-policy; bind-fn lists the BindPolicies first, then the feeds by name, and BIND applies the first zone that matches: a name both match may get another answer")
+			}
+		}
+	}
 }
 
 // relName is an owner relative to the zone: "@" at the apex.

@@ -100,6 +100,10 @@ type View struct {
 	// MatchClientsList (any when empty) and MatchDestinationsList are the
 	// lists, parsed.
 	MatchClientsList, MatchDestinationsList AML
+	// AllowRecursion is the view's own allow-recursion as written, and
+	// AllowRecursionList parsed (both nil: the cluster's).
+	AllowRecursion     []string
+	AllowRecursionList AML
 	// TransferKey is presented by the secondaries to transfer every zone of
 	// the view and signs the primary's NOTIFYs.
 	TransferKey *Key

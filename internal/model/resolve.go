@@ -230,6 +230,10 @@ func (b *builder) viewsPass() {
 		}
 		v.MatchClientsList = parseAML(&b.rs, o.Src, "spec.matchClients", mc)
 		v.MatchDestinationsList = parseAML(&b.rs, o.Src, "spec.matchDestinations", sp.MatchDestinations)
+		if len(sp.AllowRecursion) > 0 {
+			v.AllowRecursion = sp.AllowRecursion
+			v.AllowRecursionList = parseAML(&b.rs, o.Src, "spec.allowRecursion", sp.AllowRecursion)
+		}
 		if v.Name == "" {
 			v.Name = o.Src.Ref.Name
 		}

@@ -298,11 +298,18 @@ func (b *confBuilder) viewOptions(v *model.View) []nc.Stmt {
 			))
 		}
 	}
-	if len(v.Policies) > 0 {
-		var zs []nc.Stmt
-		for _, p := range v.Policies {
-			zs = append(zs, nc.S(nc.Kw("zone"), nc.Str(bare(p.ZoneName))))
+	var zs []nc.Stmt
+	for _, p := range v.Policies {
+		zs = append(zs, nc.S(nc.Kw("zone"), nc.Str(bare(p.ZoneName))))
+	}
+	// Secondary zones that are feeds come after the policies bind-fn
+	// writes, in zone order (model sorts the view's zones).
+	for _, z := range v.Zones {
+		if z.Spec.ResponsePolicy && z.Spec.Type == v1alpha1.ZoneSecondary {
+			zs = append(zs, nc.S(nc.Kw("zone"), nc.Str(bare(z.Name))))
 		}
+	}
+	if len(zs) > 0 {
 		head := []nc.Word{nc.Kw("response-policy"), nc.L(zs...)}
 		if b.c.Spec.Mode == v1alpha1.ModeAuthoritative {
 			// An authoritative server applies RPZ only with recursive-only no.
@@ -364,16 +371,25 @@ func (b *confBuilder) viewBody(v *model.View) []nc.Stmt {
 		body = append(body, nc.S(nc.Kw("recursion"), yesNo(*v.Recursion)))
 		if *v.Recursion && b.c.Spec.Mode == v1alpha1.ModeAuthoritative {
 			// Split horizon on an authoritative cluster: this view recurses,
-			// with validation, for the clients of spec.allowRecursion (BIND's
-			// default localnets and localhost when unset), never for every
-			// client the view matches; the options say allow-recursion none,
-			// so the view must say who may. Every other view stays
-			// authoritative-only.
+			// with validation, for the clients of its allowRecursion, else
+			// the cluster's spec.allowRecursion (BIND's default localnets
+			// and localhost when unset), never for every client the view
+			// matches; the options say allow-recursion none, so the view
+			// must say who may. Every other view stays authoritative-only.
+			ar := b.c.AllowRecursion
+			if v.AllowRecursionList != nil {
+				ar = v.AllowRecursionList
+			}
 			body = append(body,
-				nc.S(nc.Kw("allow-recursion"), nc.L(b.c.AllowRecursion.Stmts()...)),
+				nc.S(nc.Kw("allow-recursion"), nc.L(ar.Stmts()...)),
 				nc.S(nc.Kw("dnssec-validation"), nc.Kw("auto")),
 			)
 		}
+	}
+	if v.AllowRecursionList != nil && b.c.Spec.Mode == v1alpha1.ModeResolver && (v.Recursion == nil || *v.Recursion) {
+		// A resolver's view with clients of its own: BIND reads the view's
+		// allow-recursion over the options' (the cluster's).
+		body = append(body, nc.S(nc.Kw("allow-recursion"), nc.L(v.AllowRecursionList.Stmts()...)))
 	}
 	body = append(body, b.viewOptions(v)...)
 	return append(body, b.zones(v)...)

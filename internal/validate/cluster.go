@@ -59,14 +59,14 @@ func checkClusterSpec(c *model.Cluster) diag.Results {
 		if len(sp.Forwarders) > 0 {
 			rs.Warnf(c.Src, "spec.forwarders", "forwarders are ignored in authoritative mode (recursion is off): set spec.mode: resolver, or remove them")
 		}
-		var recursive []string
+		var recursive []string // recursive views without a list of their own
 		for _, v := range c.Views {
-			if v.Recursion != nil && *v.Recursion {
+			if v.Recursion != nil && *v.Recursion && len(v.AllowRecursion) == 0 {
 				recursive = append(recursive, v.Name)
 			}
 		}
 		switch {
-		case len(sp.AllowRecursion) > 0 && len(recursive) == 0:
+		case len(sp.AllowRecursion) > 0 && len(recursive) == 0 && !anyRecursive(c):
 			rs.Warnf(c.Src, "spec.allowRecursion", "allowRecursion is ignored in authoritative mode (recursion is off): set spec.mode: resolver, give a BindView recursion: true, or remove it")
 		case len(sp.AllowRecursion) == 0 && len(recursive) > 0:
 			// Recursion is never open by default: a recursive view of an
@@ -103,6 +103,7 @@ func checkClusterSpec(c *model.Cluster) diag.Results {
 			rs.Errorf(c.Src, field, "cannot use %q as a network: %v", cidr, err)
 		}
 	}
+	viewRecursion(c, &rs)
 	return rs
 }
 
@@ -166,6 +167,34 @@ func keyNames(c *model.Cluster) map[string]bool {
 	return m
 }
 
+// anyRecursive says whether a view of the cluster recurses.
+func anyRecursive(c *model.Cluster) bool {
+	for _, v := range c.Views {
+		if v.Recursion != nil && *v.Recursion {
+			return true
+		}
+	}
+	return false
+}
+
+// viewRecursion warns of a view's allowRecursion that nothing reads: the
+// view does not recurse (recursion: false, or an authoritative cluster's
+// view without recursion: true).
+func viewRecursion(c *model.Cluster, rs *diag.Results) {
+	for _, v := range c.Views {
+		if len(v.AllowRecursion) == 0 {
+			continue
+		}
+		recurses := c.Spec.Mode == v1alpha1.ModeResolver
+		if v.Recursion != nil {
+			recurses = *v.Recursion
+		}
+		if !recurses {
+			rs.Warnf(v.Src, "spec.allowRecursion", "allowRecursion is ignored: view %q does not recurse (set recursion: true, or remove it)", v.Name)
+		}
+	}
+}
+
 // amlField and serverField are the user lists of a cluster.
 type listField struct {
 	src   diag.Source
@@ -189,7 +218,8 @@ func amlFields(c *model.Cluster) []listField {
 		if v.Name == "" {
 			continue
 		}
-		out = append(out, listField{v.Src, "spec.matchClients", v.MatchClients}, listField{v.Src, "spec.matchDestinations", v.MatchDestinations})
+		out = append(out, listField{v.Src, "spec.matchClients", v.MatchClients}, listField{v.Src, "spec.matchDestinations", v.MatchDestinations},
+			listField{v.Src, "spec.allowRecursion", v.AllowRecursion})
 		for _, z := range v.Zones {
 			out = append(out, listField{z.Src, "spec.allowTransfer", z.Spec.AllowTransfer}, listField{z.Src, "spec.allowQuery", z.Spec.AllowQuery})
 		}

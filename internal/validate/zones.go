@@ -91,6 +91,9 @@ func checkZoneTypes(c *model.Cluster) diag.Results {
 				ignored("spec.catalog", "catalog (only primary zones are catalog members)")
 			}
 		}
+		if sp.ResponsePolicy && t != v1alpha1.ZoneSecondary {
+			rs.Errorf(z.Src, "spec.responsePolicy", "cannot list %s zone %q in response-policy: only a secondary zone (a feed) can be; write a policy of your own as a BindPolicy", t, sp.ZoneName)
+		}
 		if sp.DefaultTTL != nil && (*sp.DefaultTTL < 0 || *sp.DefaultTTL > 1<<31-1) {
 			rs.Errorf(z.Src, "spec.defaultTTL", "cannot use defaultTTL %d: use 0 to 2147483647 seconds", *sp.DefaultTTL)
 		}

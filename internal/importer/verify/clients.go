@@ -2,6 +2,7 @@ package verify
 
 import (
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,7 +25,11 @@ type client struct {
 // place in it (first match wins across views, within a list the first
 // matching element, "!" negates, ACL names nest), trying the first host of
 // every network the configuration names and one address nothing names.
-func clients(views []*v1alpha1.BindView, acls []*v1alpha1.BindACL, lists ...[]string) []client {
+//
+// Addresses in skip (the original's own listen-on addresses) are never
+// clients: a query from the server's own address does not cross the
+// bridge.
+func clients(views []*v1alpha1.BindView, acls []*v1alpha1.BindACL, skip []string, lists ...[]string) []client {
 	aclOf := map[string][]string{}
 	for _, a := range acls {
 		n := a.Spec.ACLName
@@ -65,6 +70,7 @@ func clients(views []*v1alpha1.BindView, acls []*v1alpha1.BindACL, lists ...[]st
 	}
 	for _, v := range views {
 		collect(v.Spec.MatchClients, 0)
+		collect(v.Spec.AllowRecursion, 0)
 	}
 	for _, l := range lists { // allow-recursion, allow-query: clients inside and outside
 		collect(l, 0)
@@ -87,7 +93,7 @@ func clients(views []*v1alpha1.BindView, acls []*v1alpha1.BindACL, lists ...[]st
 	}
 	for _, a := range addrs {
 		ip := netip.MustParseAddr(a)
-		if ip == netip.MustParseAddr(origIP) || ip == netip.MustParseAddr(rendIP) || ip == netip.MustParseAddr(gateway) {
+		if ip == netip.MustParseAddr(origIP) || ip == netip.MustParseAddr(rendIP) || ip == netip.MustParseAddr(gateway) || slices.Contains(skip, a) {
 			continue
 		}
 		for i, v := range views {

@@ -114,6 +114,14 @@ func (v *verifier) compareZone(view, zone, file string, imported []dns.RR) {
 		return
 	}
 	v.sum.Zones++
+	// Where the original is read by queries (which leave DNSSEC records
+	// out), the rendered side's DNSKEYs say whether the zone is signed.
+	rendSigned := false
+	for _, rr := range rend {
+		if _, ok := rr.(*dns.DNSKEY); ok {
+			rendSigned = true
+		}
+	}
 	if oerr != nil {
 		// The original does not transfer to this client: compare what it
 		// answers for every RRset the import read instead.
@@ -143,7 +151,7 @@ func (v *verifier) compareZone(view, zone, file string, imported []dns.RR) {
 		}
 		rend = sub
 	}
-	signed := false
+	signed := oerr != nil && rendSigned
 	var ko2, kr2 []string
 	for _, rr := range orig {
 		if k, ok := rr.(*dns.DNSKEY); ok {
@@ -187,10 +195,20 @@ func (v *verifier) compareZone(view, zone, file string, imported []dns.RR) {
 			v.lose(where, id+" "+k, fmt.Sprintf("the original serves TTL %d %s, the rendered TTL %d %s", w.TTL, strings.Join(w.Values, " | "), g.TTL, strings.Join(g.Values, " | ")))
 		}
 	}
-	if oerr == nil {
+	if hasSOA(orig) {
+		// By AXFR, or by the SOA query when the original refuses AXFR.
 		v.serialCheck(where, id, orig, rend, signed, v.pinned(view, zone))
 	}
 	v.sampleQueries(view, zone, where, want)
+}
+
+func hasSOA(rrs []dns.RR) bool {
+	for _, rr := range rrs {
+		if _, ok := rr.(*dns.SOA); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // pinned is the serial the import carried for a zone (0: none).
@@ -437,7 +455,7 @@ func (v *verifier) updateProbes() {
 			// difference. How a refusal reads (REFUSED, NOTAUTH, an unsigned
 			// answer once a key selects another view) is not.
 			if (ra == "NOERROR") != (rb == "NOERROR") {
-				v.lose(z.File+":1", fmt.Sprintf("UPDATE of %s signed with key %q", zoneID(z.View, z.Name), k), fmt.Sprintf("the original answers %s, the rendered %s", ra, rb))
+				v.lose(z.File+":1", fmt.Sprintf("zone %s UPDATE signed with key %q", zoneID(z.View, z.Name), k), fmt.Sprintf("the original answers %s, the rendered %s", ra, rb))
 			}
 			if ra == "NOERROR" {
 				_, _ = v.update(v.orig, z.View, z.Name, name, k, true)

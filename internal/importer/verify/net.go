@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 )
@@ -16,6 +15,8 @@ const (
 	origIP  = "100.127.255.1"
 	rendIP  = "100.127.255.2"
 	prefix  = 24
+	// netnsDir is where ip netns keeps its names.
+	netnsDir = "/run/netns"
 )
 
 func run(name string, args ...string) error {
@@ -26,15 +27,16 @@ func run(name string, args ...string) error {
 	return nil
 }
 
-func setupBridge() error {
+func (v *verifier) setupBridge() error {
 	// Namespace names live in /run/netns, which the host and every other
 	// verify share: a tmpfs of this mount namespace's own keeps them apart.
-	if err := os.MkdirAll("/run/netns", 0o755); err != nil {
+	if err := v.privateDir(netnsDir); err != nil {
 		return err
 	}
-	if err := run("mount", "-t", "tmpfs", "-o", "size=1m", "netns", "/run/netns"); err != nil {
+	if err := run("mount", "-t", "tmpfs", "-o", "size=1m", "netns", netnsDir); err != nil {
 		return err
 	}
+	v.mounts = append(v.mounts, netnsDir)
 	for _, c := range [][]string{
 		{"link", "set", "lo", "up"},
 		{"link", "add", bridge, "type", "bridge"},

@@ -82,6 +82,12 @@ type Options struct {
 	Result *importer.Result
 	// Named is the named binary for the original (BIND's).
 	Named string
+	// Usr, when set, is a BIND root's usr directory, bound (read-only)
+	// over /usr for both servers, in mount namespaces of their own: the
+	// original's named and the pod's agent, named, named-checkconf and
+	// rndc are then that release's (Named names it as it runs there,
+	// /usr/sbin/named). Empty: the host's programs.
+	Usr string
 	// Agent is the command that runs bind-fn-agent (it replaces the
 	// container command's first word); AgentEnv is added to its
 	// environment.
@@ -138,6 +144,8 @@ type server struct {
 	name, ip string
 	cmd      *exec.Cmd
 	log      *bytes.Buffer
+	// done is closed when cmd has ended.
+	done chan struct{}
 }
 
 // Run verifies. Losses are the differences; the error is a verify that
@@ -183,8 +191,9 @@ type verifier struct {
 	mu       sync.Mutex
 	notifies map[string]map[string][]string
 	conns    []*dns.Server
-	lock     *os.File
-	overlays []string
+	// mounts are this verify's mounts in the order made (stop unmounts
+	// them last first).
+	mounts []string
 	// origAddr is where the original answers.
 	origAddr string
 }
@@ -208,8 +217,17 @@ func (v *verifier) start() error {
 		acls = append(acls, o.(*v1alpha1.BindACL))
 	}
 	c := res.Objects["cluster.yaml"][0].(*v1alpha1.BindCluster)
-	v.clients = clients(views, acls, c.Spec.AllowRecursion, c.Spec.AllowQuery)
-	if err := setupBridge(); err != nil {
+	v.clients = clients(views, acls, v.opt.ListenOn, c.Spec.AllowRecursion, c.Spec.AllowQuery)
+	if err := v.mountScratch(); err != nil {
+		return err
+	}
+	// The pod paths first: an overlay privateDir lays over a parent
+	// (/etc) must lie below the original's overlays (/etc/bind), not hide
+	// them.
+	if err := v.mountPoints(); err != nil {
+		return err
+	}
+	if err := v.setupBridge(); err != nil {
 		return err
 	}
 	for _, c := range v.clients {
@@ -265,18 +283,10 @@ func (v *verifier) overlayDirs() []string {
 }
 
 func (v *verifier) startOriginal() error {
-	for i, d := range v.overlayDirs() {
-		up, work := filepath.Join(v.opt.Work, fmt.Sprintf("overlay%d", i), "upper"), filepath.Join(v.opt.Work, fmt.Sprintf("overlay%d", i), "work")
-		if err := os.MkdirAll(up, 0o755); err != nil {
-			return err
-		}
-		if err := os.MkdirAll(work, 0o755); err != nil {
-			return err
-		}
-		if err := run("mount", "-t", "overlay", "overlay", "-o", "lowerdir="+d+",upperdir="+up+",workdir="+work, d); err != nil {
+	for _, d := range v.overlayDirs() {
+		if err := v.overlay(d, v.scratch()); err != nil {
 			return fmt.Errorf("cannot lay a scratch overlay over %s (named's writes must not reach the server's files): %w", d, err)
 		}
-		v.overlays = append(v.overlays, d)
 	}
 	if err := addNetns("bfv-orig", "vorig", origIP); err != nil {
 		return err
@@ -297,7 +307,8 @@ func (v *verifier) startOriginal() error {
 	}
 	script := "cd " + shellQuote(filepath.Dir(v.opt.Conf)) + " && exec " + shellQuote(v.opt.Named) + " -g -c " + shellQuote(v.opt.Conf)
 	v.orig = &server{name: "original", ip: v.origAddr, log: &bytes.Buffer{}}
-	v.orig.cmd = exec.Command("ip", "netns", "exec", "bfv-orig", "/bin/sh", "-c", script)
+	v.orig.cmd = exec.Command("ip", "netns", "exec", "bfv-orig", "unshare", "-m", "--propagation", "private", "--", "/bin/sh", "-c", usrScript+script)
+	v.orig.cmd.Env = append(os.Environ(), "BINDFN_USR="+v.opt.Usr)
 	return v.spawn(v.orig)
 }
 
@@ -305,7 +316,12 @@ func (v *verifier) spawn(s *server) error {
 	s.cmd.Stdout, s.cmd.Stderr = &syncWriter{b: s.log, mu: &v.mu}, &syncWriter{b: s.log, mu: &v.mu}
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	v.logf("starting the %s server on %s", s.name, s.ip)
-	return s.cmd.Start()
+	if err := s.cmd.Start(); err != nil {
+		return err
+	}
+	s.done = make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(s.done) }()
+	return nil
 }
 
 type syncWriter struct {
@@ -321,6 +337,10 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
+// usrScript binds $BINDFN_USR (Options.Usr) over /usr when it is set: the
+// last mount (a BIND root need not hold a mount program).
+const usrScript = `if [ -n "$BINDFN_USR" ]; then mount --bind -o ro "$BINDFN_USR" /usr || exit 1; fi; `
+
 // podScript binds the pod's tree over the pod paths in a private mount
 // namespace and runs the container command with its environment only.
 const podScript = `set -e
@@ -329,6 +349,7 @@ mount --bind "$POD_ROOT/etc/bind-fn" /etc/bind-fn
 mount --bind "$POD_ROOT/run/bind-fn" /run/bind-fn
 mount --bind "$POD_ROOT/var/lib/bind" /var/lib/bind
 mount --bind "$POD_ROOT/etc/hosts" /etc/hosts
+` + usrScript + `
 eval "exec env -i $POD_ENV \"\$@\""
 `
 
@@ -378,7 +399,7 @@ func (v *verifier) startRendered() error {
 			}
 		}
 	}
-	root := filepath.Join(v.opt.Work, "pod")
+	root := filepath.Join(v.scratch(), "pod")
 	if err := v.layPod(root, sts, cms, secrets); err != nil {
 		return err
 	}
@@ -395,7 +416,7 @@ func (v *verifier) startRendered() error {
 	}
 	v.rend = &server{name: "rendered", ip: rendIP, log: &bytes.Buffer{}}
 	v.rend.cmd = exec.Command("ip", append([]string{"netns", "exec", "bfv-rend", "unshare", "-m", "--propagation", "private", "--", "/bin/sh", "-c", podScript, "pod"}, argv...)...)
-	v.rend.cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "POD_ROOT=" + root, "POD_ENV=" + strings.Join(quoted, " ")}
+	v.rend.cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "POD_ROOT=" + root, "POD_ENV=" + strings.Join(quoted, " "), "BINDFN_USR=" + v.opt.Usr}
 	return v.spawn(v.rend)
 }
 
@@ -459,70 +480,86 @@ func (v *verifier) layPod(root string, sts *appsv1.StatefulSet, cms map[string]*
 	}
 	hosts := fmt.Sprintf("127.0.0.1\tlocalhost\n%s\t%s %s.%s\n%s\t%s-0.%s %s-0.%s.%s\n", rendIP, layout.PrimaryServiceName(v.cluster), layout.PrimaryServiceName(v.cluster), sts.Namespace,
 		rendIP, v.cluster, layout.HeadlessServiceName(v.cluster), v.cluster, layout.HeadlessServiceName(v.cluster), sts.Namespace)
-	if err := os.WriteFile(filepath.Join(root, "etc", "hosts"), []byte(hosts), 0o644); err != nil {
-		return err
-	}
-	return v.mountPoints()
+	return os.WriteFile(filepath.Join(root, "etc", "hosts"), []byte(hosts), 0o644)
 }
 
-// mountPointsLock is flocked (shared) by every verify and multi-pod lab
-// running; mountPointsCreated lists the pod mount points they created in
-// the host's root file system. The last one to finish (the only one that
-// can lock exclusively) removes them: one never pulls them from under
-// another (the protocol of test/multipod's lab).
-const (
-	mountPointsLock    = "/run/bind-fn-lab.lock"
-	mountPointsCreated = "/run/bind-fn-lab.created"
-)
+// podPaths are the fixed paths the pod's tree is bound over.
+var podPaths = []string{"/etc/bind-fn", layout.RunDir, layout.DataDir}
 
-// mountPoints makes the pod paths the pod's tree is bound over.
+// mountPoints makes the pod paths the pod's tree is bound over, in this
+// mount namespace only (privateDir).
 func (v *verifier) mountPoints() error {
-	lock, err := os.OpenFile(mountPointsLock, os.O_RDONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
-		lock.Close()
-		return err
-	}
-	v.lock = lock
-	for _, d := range []string{"/etc/bind-fn", layout.RunDir, layout.DataDir} {
-		var created []string
-		for p := d; p != "/"; p = filepath.Dir(p) {
-			if _, err := os.Stat(p); err == nil {
-				break
-			}
-			created = append(created, p)
-		}
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	for _, d := range podPaths {
+		if err := v.privateDir(d); err != nil {
 			return err
-		}
-		if len(created) > 0 {
-			f, err := os.OpenFile(mountPointsCreated, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-			if err != nil {
-				return err
-			}
-			_, _ = f.WriteString(strings.Join(created, "\n") + "\n")
-			f.Close()
 		}
 	}
 	return nil
 }
 
-// releaseMountPoints removes the pod paths when no verify or lab uses them.
-func (v *verifier) releaseMountPoints() {
-	if v.lock == nil {
-		return
+// privateDir makes dir exist in this mount namespace only. A missing dir's
+// nearest existing ancestor gets an overlay whose upper half is the
+// verify's scratch tmpfs, and dir is made there: the host's file system
+// never holds it, so nothing is left behind and nothing is shared with
+// another verify or a multi-pod lab (which make and remove the same paths
+// on the host under /run/bind-fn-lab.lock). Every mount goes with the
+// namespace, and stop unmounts them first.
+func (v *verifier) privateDir(dir string) error {
+	anc := filepath.Clean(dir)
+	for {
+		if fi, err := os.Stat(anc); err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("cannot make %s: %s is not a directory", dir, anc)
+			}
+			break
+		}
+		anc = filepath.Dir(anc)
 	}
-	defer v.lock.Close()
-	if syscall.Flock(int(v.lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
-		return // another still uses them
+	if anc == filepath.Clean(dir) {
+		return nil
 	}
-	b, _ := os.ReadFile(mountPointsCreated)
-	for _, p := range strings.Fields(string(b)) { // deepest first
-		_ = os.Remove(p)
+	if anc == "/" {
+		return fmt.Errorf("cannot make %s without an overlay over / (its parent is missing)", dir)
 	}
-	_ = os.Remove(mountPointsCreated)
+	if err := v.overlay(anc, v.scratch()); err != nil {
+		return fmt.Errorf("cannot make %s in this mount namespace only (an overlay over %s): %w", dir, anc, err)
+	}
+	return os.MkdirAll(dir, 0o755)
+}
+
+// scratch is a tmpfs of this mount namespace under Work (mountScratch):
+// the upper halves of every overlay and the pod's tree, so that nothing
+// the servers write reaches the host's disks.
+func (v *verifier) scratch() string {
+	return filepath.Join(v.opt.Work, "scratch")
+}
+
+func (v *verifier) mountScratch() error {
+	if err := os.MkdirAll(v.scratch(), 0o700); err != nil {
+		return err
+	}
+	if err := run("mount", "-t", "tmpfs", "-o", "mode=0700", "bind-fn-verify", v.scratch()); err != nil {
+		return fmt.Errorf("cannot mount the verify's scratch tmpfs: %w", err)
+	}
+	v.mounts = append(v.mounts, v.scratch())
+	return nil
+}
+
+// overlay lays an overlay over dir whose writes land under base, and
+// records it for stop.
+func (v *verifier) overlay(dir, base string) error {
+	n := len(v.mounts)
+	up, work := filepath.Join(base, fmt.Sprintf("overlay%d", n), "upper"), filepath.Join(base, fmt.Sprintf("overlay%d", n), "work")
+	for _, d := range []string{up, work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := run("mount", "-t", "overlay", "overlay", "-o", "lowerdir="+dir+",upperdir="+up+",workdir="+work, dir); err != nil {
+		return err
+	}
+	v.mounts = append(v.mounts, dir)
+	return nil
 }
 
 func (v *verifier) containerCommand(sts *appsv1.StatefulSet) (argv, env []string, err error) {
@@ -554,8 +591,8 @@ func (v *verifier) containerCommand(sts *appsv1.StatefulSet) (argv, env []string
 	return nil, nil, fmt.Errorf("no named container")
 }
 
-// waitUp waits until both servers answer every imported zone's SOA with
-// authority (bounded by Timeout).
+// waitUp waits until both servers answer, and answer every imported
+// zone's SOA with authority (bounded by Timeout).
 func (v *verifier) waitUp() error {
 	deadline := time.Now().Add(v.opt.Timeout)
 	for _, s := range []*server{v.orig, v.rend} {
@@ -577,7 +614,16 @@ func (v *verifier) waitUp() error {
 	return nil
 }
 
-func exited(s *server) bool { return s.cmd.ProcessState != nil }
+// exited says whether the server's process has ended (a server that dies
+// at start-up fails the wait at once, with its log).
+func exited(s *server) bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
 
 func tail(s string, n int) string {
 	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
@@ -589,6 +635,11 @@ func tail(s string, n int) string {
 
 func (v *verifier) unloaded(s *server) []string {
 	var out []string
+	// A server answers at all (any rcode) before its zones are asked: a
+	// package without zones would otherwise be "up" before named listens.
+	if _, err := v.query(s, "", ".", dns.TypeSOA, false); err != nil {
+		return []string{"any query (" + err.Error() + ")"}
+	}
 	for _, z := range v.opt.Result.Zones {
 		if z.Kind != "zone" {
 			continue
@@ -624,7 +675,7 @@ func (v *verifier) stop() {
 	for _, s := range []*server{v.orig, v.rend} {
 		if s != nil && s.cmd != nil && s.cmd.Process != nil {
 			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-			_ = s.cmd.Wait()
+			<-s.done
 		}
 	}
 	for _, c := range v.conns {
@@ -634,13 +685,11 @@ func (v *verifier) stop() {
 		_ = exec.Command("ip", "netns", "del", n).Run()
 	}
 	_ = exec.Command("ip", "link", "del", bridge).Run()
-	_ = exec.Command("umount", "-l", "/run/netns").Run()
-	// The overlays go with the mount namespace; unmount them now so the
+	// The mounts go with the mount namespace; unmount them now so the
 	// next verify in this namespace starts from the server's files.
-	for _, d := range slices.Backward(v.overlays) {
+	for _, d := range slices.Backward(v.mounts) {
 		_ = exec.Command("umount", d).Run()
 	}
-	v.releaseMountPoints()
 }
 
 // serials compares: the rendered serial must not be below the original's

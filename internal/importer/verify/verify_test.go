@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,19 +59,32 @@ func TestVerifyCorpus(t *testing.T) {
 	if !inOwnNamespaces(t) {
 		return
 	}
-	named := bindtools.BINDPath(t, "named")
+	rel := bindtools.Current(t)
+	named, usr := rel.Prog(t, "named"), rel.Usr(t)
 	self, _ := os.Executable()
 	for name, conf := range corpus(t) {
 		t.Run(name, func(t *testing.T) {
 			if _, err := os.Stat(conf); err != nil {
 				t.Fatalf("%s: %v (Debian's bind9 package installs /etc/bind)", conf, err)
 			}
+			if only, why := writtenFor(conf); only != "" && !slices.Contains(strings.Fields(only), rel.Name) {
+				// Written for other releases: this one must refuse it (so
+				// the marker cannot hide a configuration it serves).
+				out, err := rel.Offline(t, "named-checkconf", conf).CombinedOutput()
+				if err == nil {
+					t.Fatalf("%s is marked for BIND %s only (%s), but %s accepts it: remove or correct %s", conf, only, why, rel, markerFile)
+				}
+				t.Logf("written for BIND %s only (%s); %s refuses it, as the marker says: %s", only, why, rel, strings.TrimSpace(string(out)))
+				return
+			}
 			res, zoneDir, stmts := importConf(t, conf)
-			losses, sum, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named, ListenOn: verify.ListenOn(stmts),
+			missing := missingPaths()
+			losses, sum, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named, Usr: usr, ListenOn: verify.ListenOn(stmts),
 				Agent: []string{self}, AgentEnv: []string{envAgent + "=1"}, Work: t.TempDir(), Timeout: 2 * time.Minute, Log: testWriter{t}})
 			if err != nil {
 				t.Fatal(err)
 			}
+			leftOnHost(t, missing)
 			for _, l := range res.Losses {
 				t.Logf("import reported: %s", l)
 			}
@@ -203,13 +217,14 @@ func TestVerifyFindsDifferences(t *testing.T) {
 			want: "lan/gen.example host1.gen.example. A",
 		},
 	}
-	named := bindtools.BINDPath(t, "named")
+	rel := bindtools.Current(t)
+	named, usr := rel.Prog(t, "named"), rel.Usr(t)
 	self, _ := os.Executable()
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			res, zoneDir, _ := importConf(t, conf)
 			tc.spoil(res)
-			losses, _, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named,
+			losses, _, err := verify.Run(verify.Options{Conf: conf, ZoneDir: zoneDir, Result: res, Named: named, Usr: usr,
 				Agent: []string{self}, AgentEnv: []string{envAgent + "=1"}, Work: t.TempDir(), Timeout: 2 * time.Minute})
 			if err != nil {
 				t.Fatal(err)
@@ -231,11 +246,13 @@ func TestVerifyFindsDifferences(t *testing.T) {
 func explained(l importer.Loss, reported []importer.Loss) bool {
 	file := strings.TrimSuffix(l.Where, ":1")
 	var zones []string
-	for _, w := range strings.Fields(l.What) {
+	words := strings.Fields(l.What)
+	for i, w := range words {
 		if _, z, ok := strings.Cut(w, "/"); ok && !strings.Contains(z, "/") {
 			w = z
 		}
-		if w = strings.TrimSuffix(w, "."); strings.Contains(w, ".") {
+		// A dotted name, or any name after "zone" (single-label zones).
+		if w = strings.Trim(w, ".:"); strings.Contains(w, ".") || i > 0 && words[i-1] == "zone" {
 			zones = append(zones, w)
 		}
 	}
@@ -244,12 +261,58 @@ func explained(l importer.Loss, reported []importer.Loss) bool {
 			return true
 		}
 		for _, z := range zones {
-			if strings.Contains(r.What, `"`+z+`"`) || strings.Contains(r.Why, "zone "+z+" ") || strings.Contains(r.Why, "zone "+z+"'") {
+			if what := r.What + " "; strings.Contains(what, "zone "+z+" ") || strings.Contains(what, "zone "+z+":") ||
+				strings.Contains(r.What, `"`+z+`"`) || strings.Contains(r.Why, "zone "+z+" ") || strings.Contains(r.Why, "zone "+z+"'") {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// markerFile, beside a corpus named.conf, says which BIND releases the
+// configuration is written for: its first line the releases (as
+// bindtools names them: 9.18, 9.20), the rest why.
+const markerFile = "bind-releases"
+
+func writtenFor(conf string) (only, why string) {
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(conf), markerFile))
+	if err != nil {
+		return "", ""
+	}
+	only, why, _ = strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return strings.TrimSpace(only), strings.TrimSpace(why)
+}
+
+// hostPaths are the fixed paths a verify needs (the pod's, ip netns's):
+// it makes them in its own mount namespace only.
+var hostPaths = []string{"/etc/bind-fn", "/run/bind-fn", "/var/lib/bind", "/run/netns"}
+
+// labCreated lists the paths a multi-pod lab made on the host (they may
+// appear while a verify runs; they are the lab's).
+const labCreated = "/run/bind-fn-lab.created"
+
+func missingPaths() []string {
+	var out []string
+	for _, p := range hostPaths {
+		if _, err := os.Stat(p); err != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// leftOnHost fails when a path missing before the verify exists after it
+// (the verify's mounts are gone by then: what is left is the host's),
+// unless a multi-pod lab made it meanwhile.
+func leftOnHost(t *testing.T, missing []string) {
+	t.Helper()
+	lab, _ := os.ReadFile(labCreated)
+	for _, p := range missing {
+		if _, err := os.Stat(p); err == nil && !slices.Contains(strings.Fields(string(lab)), p) {
+			t.Errorf("the verify left %s on the host (it must make it in its own mount namespace only)", p)
+		}
+	}
 }
 
 type testWriter struct{ t *testing.T }
