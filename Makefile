@@ -62,10 +62,14 @@ $(addprefix build-,$(BINARIES)): build-%:
 	$(GOBUILD) -o $(BIN)/$* $(pkg.$*)
 
 ## generate: every generated file: deepcopy and CRDs (config/crd) from api/, then the XRDs from the CRDs
-generate:
-	@test -x $(BIN)/controller-gen || { echo "make: bin/controller-gen is missing: run 'make tools'" >&2; exit 1; }
-	$(BIN)/controller-gen object paths=./api/... crd:crdVersions=v1 output:crd:artifacts:config=config/crd
+# GENERATE is generate's recipe, which check-generate runs inline (not
+# through $(MAKE): `make -n` runs any line holding $(MAKE), and that line
+# deletes config/crd first).
+GENERATE = test -x $(BIN)/controller-gen || { echo "make: bin/controller-gen is missing: run 'make tools'" >&2; exit 1; }; \
+	$(BIN)/controller-gen object paths=./api/... crd:crdVersions=v1 output:crd:artifacts:config=config/crd && \
 	$(GO) run ./hack/gen-xrd
+generate:
+	$(GENERATE)
 
 # Hash every file under the directories generate writes into (api/, config/,
 # and the XRDs' package/ and examples/crossplane/) before and after
@@ -80,7 +84,7 @@ check-generate:
 	@bash hack/install-tools.sh controller-gen
 	@before=$$($(GEN_HASH)); \
 	find config/crd -maxdepth 1 -name '*_*.yaml' -delete; \
-	$(MAKE) --no-print-directory generate; \
+	$(GENERATE) || exit 1; \
 	after=$$($(GEN_HASH)); \
 	if [ "$$before" != "$$after" ]; then \
 	  echo "check-generate: generated files were stale; 'make generate' changed:" >&2; \
@@ -89,7 +93,8 @@ check-generate:
 	  exit 1; \
 	fi; \
 	echo "check-generate: $(GEN_DIRS) are up to date"
-	@$(MAKE) --no-print-directory check-tidy
+
+check-generate: check-tidy
 
 check-tidy:
 	@if ! out=$$($(GO) mod tidy -diff 2>&1); then \
