@@ -175,7 +175,9 @@ state = %q
     conf_dir = %q
   [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
     runtime_type = "io.containerd.runc.v2"
-`, filepath.Join(d, "root"), filepath.Join(d, "state"), sock, pauseTag, cni)
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = %q
+`, filepath.Join(d, "root"), filepath.Join(d, "state"), sock, pauseTag, cni, registryHostsDir())
 	if err := os.WriteFile(filepath.Join(d, "config.toml"), []byte(conf), 0o644); err != nil {
 		return err
 	}
