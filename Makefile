@@ -188,17 +188,11 @@ demo: build-bind-fn-agent
 clean:
 	rm -rf $(OUT) $(addprefix $(BIN)/,$(BINARIES) image show-data)
 
-## xpkg: Crossplane packages into out/: function-bind.xpkg (runtime image embedded, no Docker engine), configuration-bind.xpkg (v2 XRD + Composition) and configuration-bind-claim.xpkg (legacy XRD + claim, Object-wrapping Composition)
+## xpkg: Crossplane packages into out/ (hack/xpkg.sh): function-bind.xpkg (runtime image embedded, no Docker engine), configuration-bind.xpkg (v2 XRD + Composition) and configuration-bind-claim.xpkg (legacy XRD + claim, Object-wrapping Composition)
 .PHONY: xpkg
-xpkg: build-function-bind
-	@test -x $(BIN)/crossplane || { echo "make: bin/crossplane is missing: run 'make tools'" >&2; exit 1; }
+xpkg:
 	$(GO) build -o $(IMAGE_TOOL) ./hack/image
-	@mkdir -p $(OUT)/images
-	$(call IMG,function-bind) -path-in-image /function-bind -entrypoint /function-bind
-	$(BIN)/crossplane xpkg build --package-root=package/function \
-	  --embed-runtime-image-tarball=$(OUT)/images/function-bind.tar -o $(OUT)/function-bind.xpkg
-	$(BIN)/crossplane xpkg build --package-root=package/configuration -o $(OUT)/configuration-bind.xpkg
-	$(BIN)/crossplane xpkg build --package-root=package/configuration-claim -o $(OUT)/configuration-bind-claim.xpkg
+	IMAGE_TOOL=$(IMAGE_TOOL) IMAGE_REPO=$(IMAGE_REPO) bash hack/xpkg.sh $(OUT) $(IMAGE_TAG)
 
 ## crd-cost: the API server's own CRD validation (CEL cost budget included) on config/crd and on the CRDs Crossplane derives from both XRDs (own module: test/crdcost)
 .PHONY: crd-cost

@@ -107,7 +107,7 @@ func startCrossplane(t *testing.T, ctx context.Context) {
 kind: FunctionRevision
 metadata:
   name: function-bind-local
-  labels: {pkg.crossplane.io/package: function-bind}
+  labels: {pkg.crossplane.io/package: unkin-bind-fn-function-bind}
   annotations: {crossplane.io/paused: "true"}
 spec:
   desiredState: Active

@@ -34,6 +34,9 @@ const (
 	crossplaneTag = "xpkg.crossplane.io/crossplane/crossplane:" + crossplaneVersion
 	repo          = registryHost + "/unkin/bind-fn"
 	xpNS          = "xp"
+	// fnName is the Function's name: the one Crossplane gives the
+	// Configuration's dependency, which the Composition references.
+	fnName = "unkin-bind-fn-function-bind"
 	// xrClusterIP: the example XR's fixed serve address (10.96.53.53) is
 	// TestRenderedCluster's; the XR gets the next one.
 	xrClusterIP = "10.96.53.54"
@@ -202,8 +205,10 @@ func TestPackageManager(t *testing.T) {
 	digest := map[string]v1.Hash{}
 	for _, v := range []string{"v0.1.0", "v0.2.0"} {
 		xpkgBuild(t, filepath.Join(work, v), v)
-		digest[v] = xpkgPush(t, filepath.Join(work, v, "function-bind.xpkg"), fnRef(v))
 	}
+	// v0.2.0 is pushed when it is released (UpgradeWithoutChurn): the
+	// Configuration's constraint (>=v0.1.0) would pick it otherwise.
+	digest["v0.1.0"] = xpkgPush(t, filepath.Join(work, "v0.1.0", "function-bind.xpkg"), fnRef("v0.1.0"))
 	cfgRef := repo + "/configuration-bind:v0.1.0"
 	xpkgPush(t, filepath.Join(work, "v0.1.0", "configuration-bind.xpkg"), cfgRef)
 	// The BIND pods' images, pushed where the render's defaults name them.
@@ -232,7 +237,7 @@ func TestPackageManager(t *testing.T) {
 	t.Logf("set-up: registry, 2 function packages, the configuration and 2 images pushed, Crossplane core and its rbac manager Ready, in %.1f s", time.Since(t0).Seconds())
 
 	fnPods := func(digest v1.Hash) ([]corev1.Pod, error) {
-		l, err := cs.CoreV1().Pods("crossplane-system").List(ctx, metav1.ListOptions{LabelSelector: "pkg.crossplane.io/function=function-bind"})
+		l, err := cs.CoreV1().Pods("crossplane-system").List(ctx, metav1.ListOptions{LabelSelector: "pkg.crossplane.io/function=" + fnName})
 		if err != nil {
 			return nil, err
 		}
@@ -247,7 +252,7 @@ func TestPackageManager(t *testing.T) {
 		return out, nil
 	}
 	activeRevision := func(pkg string) (*unstructured.Unstructured, error) {
-		revs, err := items("functionrevisions.pkg.crossplane.io", "-l", "pkg.crossplane.io/package=function-bind")
+		revs, err := items("functionrevisions.pkg.crossplane.io", "-l", "pkg.crossplane.io/package="+fnName)
 		if err != nil {
 			return nil, err
 		}
@@ -259,7 +264,7 @@ func TestPackageManager(t *testing.T) {
 			if state == "Active" {
 				active = append(active, r.GetName())
 				if p == pkg {
-					return r, conds(r, "Healthy")
+					return r, conds(r, "RevisionHealthy", "RuntimeHealthy")
 				}
 			}
 		}
@@ -270,12 +275,12 @@ func TestPackageManager(t *testing.T) {
 		t0 := time.Now()
 		apply(t, ctx, `apiVersion: pkg.crossplane.io/v1
 kind: Function
-metadata: {name: function-bind}
+metadata: {name: `+fnName+`}
 spec:
   package: `+fnRef("v0.1.0")+"\n")
 		var rev *unstructured.Unstructured
-		waitFor(t, "Function function-bind Installed and Healthy, its revision Healthy", false, func() error {
-			f, err := getJSON("functions.pkg.crossplane.io", "function-bind")
+		waitFor(t, "Function "+fnName+" Installed and Healthy, its revision Healthy", false, func() error {
+			f, err := getJSON("functions.pkg.crossplane.io", fnName)
 			if err != nil {
 				return err
 			}
@@ -349,7 +354,19 @@ spec:
 			_, err = getJSON("compositions.apiextensions.crossplane.io", "xbindclusters.xbind.unkin.net")
 			return err
 		})
-		t.Logf("Configuration Installed and Healthy (dependency on function-bind satisfied), XRD Established, in %.1f s", time.Since(t0).Seconds())
+		// The dependency is the Function installed above, not a second one.
+		fns, err := items("functions.pkg.crossplane.io")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range fns {
+			names = append(names, f.GetName())
+		}
+		if !cmp.Equal(names, []string{fnName}) {
+			t.Errorf("Functions after the Configuration: %v, want only %s", names, fnName)
+		}
+		t.Logf("Configuration Installed and Healthy (its dependency: the Function above), XRD Established, in %.1f s", time.Since(t0).Seconds())
 	})
 
 	// The example XR in namespace xp, with its required DNSRecords, and one
@@ -467,14 +484,15 @@ spec:
 
 	t.Run("UpgradeWithoutChurn", func(t *testing.T) {
 		t0 := time.Now()
+		digest["v0.2.0"] = xpkgPush(t, filepath.Join(work, "v0.2.0", "function-bind.xpkg"), fnRef("v0.2.0"))
 		before := composed(t)
-		kubectl(t, "patch", "functions.pkg.crossplane.io", "function-bind", "--type=merge",
+		kubectl(t, "patch", "functions.pkg.crossplane.io", fnName, "--type=merge",
 			"-p", `{"spec":{"package":"`+fnRef("v0.2.0")+`"}}`)
 		waitFor(t, "v0.2.0's revision Active and Healthy, its runtime pod Ready", false, func() error {
 			if _, err := activeRevision(fnRef("v0.2.0")); err != nil {
 				return err
 			}
-			f, err := getJSON("functions.pkg.crossplane.io", "function-bind")
+			f, err := getJSON("functions.pkg.crossplane.io", fnName)
 			if err != nil {
 				return err
 			}
@@ -487,7 +505,7 @@ spec:
 			}
 			return err
 		})
-		revs, err := items("functionrevisions.pkg.crossplane.io", "-l", "pkg.crossplane.io/package=function-bind")
+		revs, err := items("functionrevisions.pkg.crossplane.io", "-l", "pkg.crossplane.io/package="+fnName)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -500,6 +518,9 @@ spec:
 		sort.Strings(states)
 		if want := []string{"v0.1.0=Inactive", "v0.2.0=Active"}; !cmp.Equal(states, want) {
 			t.Errorf("revisions %v, want %v", states, want)
+		}
+		if fns, err := items("functions.pkg.crossplane.io"); err != nil || len(fns) != 1 {
+			t.Errorf("Functions after the upgrade: %d (%v), want 1", len(fns), err)
 		}
 		t.Logf("revisions switched (%v) in %.1f s", states, time.Since(t0).Seconds())
 		// The new version composes the XR: Crossplane's own count of
