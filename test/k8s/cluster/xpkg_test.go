@@ -441,6 +441,8 @@ spec:
 			t.Fatal(err)
 		}
 		apply(t, ctx, strings.ReplaceAll(string(req), "  namespace: dns\n", "  namespace: "+xpNS+"\n"))
+		events := watchComposed(t, ctx, xpNS, "auth")
+		breaker0 := metric(t, xpMetrics, "circuit_breaker_events_total")
 		apply(t, ctx, xrYAML(t))
 		ps := waitPodsReady(t, ctx, xpNS, "app.kubernetes.io/instance=auth", 3, controlplane.Hang)
 		t.Logf("3 BIND pods composed by the installed function Ready in %.1f s", time.Since(t0).Seconds())
@@ -457,6 +459,17 @@ spec:
 			return conds(xr, "Synced", "Ready")
 		})
 		t.Logf("XR Synced and Ready in %.1f s", time.Since(t0).Seconds())
+		// Crossplane v2.1's watch circuit breaker: the events the API server
+		// sent for the composed objects (each once) against what the XR's
+		// breaker counted, and whether it opened (its burst is 50).
+		n, byObject := events.report()
+		counted := metric(t, xpMetrics, "circuit_breaker_events_total") - breaker0
+		st, reason, msg := cond(mustXR(t), "Responsive")
+		t.Logf("first composition: the API server sent %d events for the composed objects; the XR's circuit breaker counted %d (allowed %d, dropped %d); Responsive=%s %s %s; by object, type and writer:\n%s",
+			n, counted, metric(t, xpMetrics, "circuit_breaker_events_total", `result="Allowed"`), metric(t, xpMetrics, "circuit_breaker_events_total", `result="Dropped"`), st, reason, msg, byObject)
+		if n > 50 {
+			t.Errorf("the composed objects alone sent %d watch events, over the breaker's burst of 50", n)
+		}
 		var got string
 		waitFor(t, "www.example.com through the serve Service", false, func() error {
 			if got, err = dig("@"+xrClusterIP, "www.example.com", "A"); err != nil || !strings.Contains(got, "198.51.100.10") {
