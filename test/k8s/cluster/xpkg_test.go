@@ -536,22 +536,40 @@ spec:
 			t.Errorf("Functions after the upgrade: %d (%v), want 1", len(fns), err)
 		}
 		t.Logf("revisions switched (%v) in %.1f s", states, time.Since(t0).Seconds())
-		// The new version composes the XR: Crossplane's own count of
-		// successful calls to the package v0.2.0.
+		// The new version composes the XR: once v0.1.0's runtime is gone
+		// (Crossplane deletes an inactive revision's Deployment), every
+		// successful call reaches v0.2.0's pod, the only one the package's
+		// Service resolves to. Crossplane's own count of successful calls
+		// (its metric keeps the package label of the gRPC connection's
+		// creation, v0.1.0: the endpoint did not change).
+		waitFor(t, "v0.1.0's runtime pod gone", false, func() error {
+			l, err := cs.CoreV1().Pods("crossplane-system").List(ctx, metav1.ListOptions{LabelSelector: "pkg.crossplane.io/function=" + fnName})
+			if err != nil {
+				return err
+			}
+			for _, p := range l.Items {
+				for _, c := range p.Status.ContainerStatuses {
+					if !strings.HasSuffix(c.ImageID, "@"+digest["v0.2.0"].String()) {
+						return fmt.Errorf("pod %s runs %s", p.Name, c.ImageID)
+					}
+				}
+			}
+			return nil
+		})
 		calls := func() int {
-			return metric(t, xpMetrics, "function_run_function_response_total", `function_package="`+fnRef("v0.2.0")+`"`, `grpc_code="OK"`)
+			return metric(t, xpMetrics, "function_run_function_response_total", `function_name="`+fnName+`"`, `grpc_code="OK"`)
 		}
 		n0 := calls()
 		waitFor(t, "Crossplane calls function-bind v0.2.0 for the XR", true, func() error {
 			if n := calls(); n <= n0 {
-				return fmt.Errorf("%d successful calls to v0.2.0", n)
+				return fmt.Errorf("%d successful calls", n)
 			}
 			return nil
 		})
 		n1 := calls()
 		waitFor(t, "a second call to v0.2.0", true, func() error {
 			if n := calls(); n <= n1 {
-				return fmt.Errorf("%d successful calls to v0.2.0", n)
+				return fmt.Errorf("%d successful calls", n)
 			}
 			return nil
 		})
@@ -562,7 +580,7 @@ spec:
 		if diff := cmp.Diff(before, after); diff != "" {
 			t.Errorf("the upgrade changed composed objects or pods (-before +after):\n%s", diff)
 		}
-		t.Logf("%d calls to v0.2.0; %d composed objects and pods unchanged (resourceVersions, pod UIDs, restarts), in %.1f s", calls(), len(after), time.Since(t0).Seconds())
+		t.Logf("%d successful calls since v0.2.0's pod serves alone; %d composed objects and pods unchanged (resourceVersions, pod UIDs, restarts), in %.1f s", calls()-n0, len(after), time.Since(t0).Seconds())
 		answers(t, "blog.example.com", "A", "198.51.100.31")
 	})
 
