@@ -206,9 +206,9 @@ K8S_TEST_FLAGS ?= -v
 k8s-test: tools build
 	cd test/k8s && $(GO) vet ./... && $(BIN)/staticcheck ./... && $(GO) mod tidy -diff && $(GO) test -count=1 -timeout 20m $(K8S_TEST_FLAGS) ./...
 
-## k8s-cluster: a single-node cluster on a real kubelet (root): control plane, containerd/runc/CNI from Debian, kube-proxy, CoreDNS, local images; runs pods and the rendered example (test/k8s/cluster, build tag cluster; part of make test; see docs/kubernetes.md)
+## k8s-cluster: a single-node cluster on a real kubelet (root): control plane, containerd/runc/CNI from Debian, kube-proxy, CoreDNS, local images, an OCI registry; runs pods, the rendered example, Crossplane with its package manager installing bind-fn's packages, and kpt live (test/k8s/cluster, build tag cluster; part of make test; see docs/kubernetes.md)
 .PHONY: k8s-cluster
 k8s-cluster: tools build
 	bash hack/install-k8s.sh --node
 	$(GO) build -o $(IMAGE_TOOL) ./hack/image
-	cd test/k8s && $(GO) vet -tags cluster ./cluster/ && $(BIN)/staticcheck -tags cluster ./cluster/ && $(GO) test -tags cluster -count=1 -timeout 20m -v ./cluster/
+	cd test/k8s && $(GO) vet -tags cluster ./cluster/ && $(BIN)/staticcheck -tags cluster ./cluster/ && $(GO) test -tags cluster -count=1 -timeout 30m -v ./cluster/

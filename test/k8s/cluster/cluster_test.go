@@ -3,8 +3,9 @@
 // Package cluster starts a single-node Kubernetes cluster — etcd,
 // kube-apiserver, kube-controller-manager, kube-scheduler, containerd +
 // runc + CNI bridge (Debian), kubelet, kube-proxy and CoreDNS — in a private
-// network and mount namespace, with images built locally (no registry), and
-// runs pods on it. `make k8s-cluster` (root); not part of make test.
+// network and mount namespace, with images built locally (imported), and
+// runs pods on it; an OCI registry of its own serves what the tests push
+// (registry_test.go). `make k8s-cluster` (root), part of make test.
 package cluster
 
 import (

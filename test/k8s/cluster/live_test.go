@@ -157,6 +157,9 @@ func TestKustomizeKptLive(t *testing.T) {
 				left = append(left, o.GetKind()+"/"+o.GetName())
 			}
 		}
+		if rgs, err := items("-n", kzNS, "resourcegroups.kpt.dev"); err != nil || len(rgs) > 0 {
+			left = append(left, fmt.Sprintf("%d ResourceGroups (%v)", len(rgs), err))
+		}
 		if l, err := cs.CoreV1().Pods(kzNS).List(ctx, listAll); err != nil || len(l.Items) > 0 {
 			left = append(left, fmt.Sprintf("%d pods (%v)", len(l.Items), err))
 		}
@@ -169,5 +172,5 @@ func TestKustomizeKptLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("kpt live destroy removed all %d objects and the pods in %.1f s; the StatefulSet's %d volume claims stay (Retain)", len(objs), time.Since(t1).Seconds(), len(pvcs.Items))
+	t.Logf("kpt live destroy removed all %d objects, its inventory and the pods in %.1f s; the StatefulSet's %d volume claims stay (Retain)", len(objs), time.Since(t1).Seconds(), len(pvcs.Items))
 }
