@@ -118,7 +118,7 @@ func TestKustomizeKptLive(t *testing.T) {
 	ps := waitPodsReady(t, ctx, kzNS, "app.kubernetes.io/instance=auth", 3, controlplane.Hang)
 	t.Logf("kustomize build (%d objects) applied by kpt live apply --server-side: %d pods Ready in %.1f s", len(objs), len(ps), time.Since(t0).Seconds())
 	var got string
-	waitFor(t, "www.example.com through the serve Service", false, func() error {
+	waitFor(t, "www.example.com through the serve Service", pokeNone, func() error {
 		if got, err = dig("@"+kzClusterIP, "www.example.com", "A"); err != nil || !strings.Contains(got, "198.51.100.10") {
 			return fmt.Errorf("dig @%s: %v %q", kzClusterIP, err, got)
 		}
@@ -141,7 +141,7 @@ func TestKustomizeKptLive(t *testing.T) {
 	}
 	write("PodDisruptionBudget/" + pdb.GetName())
 	kpt(t, "live", "apply", live, "--server-side", "--reconcile-timeout="+controlplane.Hang.String())
-	waitFor(t, "the PodDisruptionBudget pruned", false, func() error {
+	waitFor(t, "the PodDisruptionBudget pruned", pokeNone, func() error {
 		if exists(pdb) {
 			return fmt.Errorf("PodDisruptionBudget/%s still there", pdb.GetName())
 		}
@@ -150,7 +150,7 @@ func TestKustomizeKptLive(t *testing.T) {
 
 	t1 := time.Now()
 	kpt(t, "live", "destroy", live)
-	waitFor(t, "every object of the inventory and every pod gone", false, func() error {
+	waitFor(t, "every object of the inventory and every pod gone", pokeNone, func() error {
 		var left []string
 		for _, o := range objs {
 			if exists(o) {

@@ -100,11 +100,17 @@ func conds(o *unstructured.Unstructured, types ...string) error {
 	return nil
 }
 
+// Pokes: the composites waitFor annotates (kubectl arguments).
+var (
+	pokeNone []string
+	pokeXR   = []string{"-n", xpNS, "xbindclusters.xbind.unkin.net/auth"}
+)
+
 // waitFor polls f until it returns nil, bounded by controlplane.Hang.
-// With poke, it annotates the XR every 10 s: Crossplane v2.1's watch
-// circuit breaker drops watch events while open (see docs/crossplane.md),
-// and a dropped event is never delivered again.
-func waitFor(t *testing.T, what string, poke bool, f func() error) {
+// With poke, it annotates that composite every 10 s: Crossplane v2.1's
+// watch circuit breaker drops watch events while open (see
+// docs/crossplane.md), and a dropped event is never delivered again.
+func waitFor(t *testing.T, what string, poke []string, f func() error) {
 	t.Helper()
 	deadline, next, i := time.Now().Add(controlplane.Hang), time.Now().Add(10*time.Second), 0
 	var err error
@@ -112,9 +118,9 @@ func waitFor(t *testing.T, what string, poke bool, f func() error) {
 		if err = f(); err == nil {
 			return
 		}
-		if poke && time.Now().After(next) {
+		if len(poke) > 0 && time.Now().After(next) {
 			i++
-			kubectl(t, "-n", xpNS, "annotate", "--overwrite", "xbindclusters.xbind.unkin.net/auth", fmt.Sprintf("test.bind.unkin.net/wait=%d", i))
+			kubectl(t, append(append([]string{"annotate", "--overwrite"}, poke...), fmt.Sprintf("test.bind.unkin.net/wait=%d", i))...)
 			next = time.Now().Add(10 * time.Second)
 		}
 		time.Sleep(500 * time.Millisecond)
@@ -293,7 +299,7 @@ metadata: {name: `+fnName+`}
 spec:
   package: `+fnRef("v0.1.0")+"\n")
 		var rev *unstructured.Unstructured
-		waitFor(t, "Function "+fnName+" Installed and Healthy, its revision Healthy", false, func() error {
+		waitFor(t, "Function "+fnName+" Installed and Healthy, its revision Healthy", pokeNone, func() error {
 			f, err := getJSON("functions.pkg.crossplane.io", fnName)
 			if err != nil {
 				return err
@@ -307,7 +313,7 @@ spec:
 		endpoint, _, _ := unstructured.NestedString(rev.Object, "status", "endpoint")
 		t.Logf("Function Installed and Healthy, revision %s Healthy (endpoint %s) in %.1f s", rev.GetName(), endpoint, time.Since(t0).Seconds())
 		var pods []corev1.Pod
-		waitFor(t, "function-bind's runtime pod Ready, running the pushed package", false, func() error {
+		waitFor(t, "function-bind's runtime pod Ready, running the pushed package", pokeNone, func() error {
 			var err error
 			if pods, err = fnPods(digest["v0.1.0"]); err == nil && len(pods) == 0 {
 				err = fmt.Errorf("no Ready pod runs %s", digest["v0.1.0"])
@@ -350,7 +356,7 @@ kind: Configuration
 metadata: {name: configuration-bind}
 spec:
   package: `+cfgRef+"\n")
-		waitFor(t, "Configuration configuration-bind Installed and Healthy, the XRD established", false, func() error {
+		waitFor(t, "Configuration configuration-bind Installed and Healthy, the XRD established", pokeNone, func() error {
 			c, err := getJSON("configurations.pkg.crossplane.io", "configuration-bind")
 			if err != nil {
 				return err
@@ -404,7 +410,7 @@ spec:
 	answers := func(t *testing.T, name, typ, want string) {
 		t.Helper()
 		for _, p := range pods(t) {
-			waitFor(t, fmt.Sprintf("%s (%s) answers %s %s with %q", p.Name, p.Status.PodIP, name, typ, want), false, func() error {
+			waitFor(t, fmt.Sprintf("%s (%s) answers %s %s with %q", p.Name, p.Status.PodIP, name, typ, want), pokeNone, func() error {
 				got, _ := dig("@"+p.Status.PodIP, name, typ)
 				lines := strings.Split(got, "\n")
 				sort.Strings(lines)
@@ -465,7 +471,7 @@ spec:
 				t.Logf("%s/%s: %s %s", p.Name, c.Name, c.Image, c.ImageID)
 			}
 		}
-		waitFor(t, "XR Synced and Ready", true, func() error {
+		waitFor(t, "XR Synced and Ready", pokeXR, func() error {
 			xr, err := getJSON("-n", xpNS, "xbindclusters.xbind.unkin.net", "auth")
 			if err != nil {
 				return err
@@ -485,7 +491,7 @@ spec:
 			t.Errorf("the composed objects alone sent %d watch events, over the breaker's burst of 50", n)
 		}
 		var got string
-		waitFor(t, "www.example.com through the serve Service", false, func() error {
+		waitFor(t, "www.example.com through the serve Service", pokeNone, func() error {
 			if got, err = dig("@"+xrClusterIP, "www.example.com", "A"); err != nil || !strings.Contains(got, "198.51.100.10") {
 				return fmt.Errorf("dig @%s www.example.com: %v %q", xrClusterIP, err, got)
 			}
@@ -515,7 +521,7 @@ spec:
 		before := composed(t)
 		kubectl(t, "patch", "functions.pkg.crossplane.io", fnName, "--type=merge",
 			"-p", `{"spec":{"package":"`+fnRef("v0.2.0")+`"}}`)
-		waitFor(t, "v0.2.0's revision Active and Healthy, its runtime pod Ready", false, func() error {
+		waitFor(t, "v0.2.0's revision Active and Healthy, its runtime pod Ready", pokeNone, func() error {
 			if _, err := activeRevision(fnRef("v0.2.0")); err != nil {
 				return err
 			}
@@ -556,7 +562,7 @@ spec:
 		// Service resolves to. Crossplane's own count of successful calls
 		// (its metric keeps the package label of the gRPC connection's
 		// creation, v0.1.0: the endpoint did not change).
-		waitFor(t, "v0.1.0's runtime pod gone", false, func() error {
+		waitFor(t, "v0.1.0's runtime pod gone", pokeNone, func() error {
 			l, err := cs.CoreV1().Pods("crossplane-system").List(ctx, metav1.ListOptions{LabelSelector: "pkg.crossplane.io/function=" + fnName})
 			if err != nil {
 				return err
@@ -574,14 +580,14 @@ spec:
 			return metric(t, xpMetrics, "function_run_function_response_total", `function_name="`+fnName+`"`, `grpc_code="OK"`)
 		}
 		n0 := calls()
-		waitFor(t, "Crossplane calls function-bind v0.2.0 for the XR", true, func() error {
+		waitFor(t, "Crossplane calls function-bind v0.2.0 for the XR", pokeXR, func() error {
 			if n := calls(); n <= n0 {
 				return fmt.Errorf("%d successful calls", n)
 			}
 			return nil
 		})
 		n1 := calls()
-		waitFor(t, "a second call to v0.2.0", true, func() error {
+		waitFor(t, "a second call to v0.2.0", pokeXR, func() error {
 			if n := calls(); n <= n1 {
 				return fmt.Errorf("%d successful calls", n)
 			}
@@ -620,7 +626,7 @@ spec:
 	t.Run("DeleteXR", func(t *testing.T) {
 		t0 := time.Now()
 		kubectl(t, "-n", xpNS, "delete", "xbindclusters.xbind.unkin.net", "auth", "--wait=false")
-		waitFor(t, "the XR and everything it composed gone", false, func() error {
+		waitFor(t, "the XR and everything it composed gone", pokeNone, func() error {
 			if _, err := getJSON("-n", xpNS, "xbindclusters.xbind.unkin.net", "auth"); err == nil {
 				return fmt.Errorf("XR still there")
 			}
@@ -651,6 +657,83 @@ spec:
 			t.Errorf("data volume claims after the XR's deletion: %v, want the 3 kept (Retain)", names)
 		}
 		t.Logf("XR deleted: every composed object and pod gone in %.1f s; data claims kept: %v", time.Since(t0).Seconds(), names)
+	})
+
+	t.Run("Claim", func(t *testing.T) {
+		// The legacy XRD (claim BindClusterClaim) with the native claim
+		// Composition, applied as files: the claim package's own
+		// Composition wraps objects for provider-kubernetes, which is not
+		// here. Composed through the same installed Function.
+		t0 := time.Now()
+		const ns = "team-dns"
+		claimDir := filepath.Join(root, "examples", "crossplane", "claim")
+		kubectl(t, "apply", "--server-side", "-f", filepath.Join(root, "package", "configuration-claim", "xrd.yaml"),
+			"-f", filepath.Join(claimDir, "composition.yaml"))
+		waitFor(t, "the legacy XRD Established and Offered", pokeNone, func() error {
+			x, err := getJSON("compositeresourcedefinitions.apiextensions.crossplane.io", "xlegacybindclusters.xbind.unkin.net")
+			if err != nil {
+				return err
+			}
+			return conds(x, "Established", "Offered")
+		})
+		var pvs strings.Builder
+		for i := 0; i < 2; i++ {
+			d := filepath.Join(dir, fmt.Sprintf("pv-team-%d", i))
+			if err := os.MkdirAll(d, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			_ = os.Chmod(d, 0o777)
+			fmt.Fprintf(&pvs, "---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv-team-%d}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n  hostPath: {path: %s}\n", i, d)
+		}
+		apply(t, ctx, "apiVersion: v1\nkind: Namespace\nmetadata: {name: "+ns+"}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: other-team}\n"+pvs.String())
+		kubectl(t, "apply", "--server-side", "-f", filepath.Join(claimDir, "required.yaml"), "-f", filepath.Join(claimDir, "claim.yaml"))
+		ps := waitPodsReady(t, ctx, ns, "app.kubernetes.io/instance=auth", 2, controlplane.Hang)
+		t.Logf("the claim's 2 BIND pods Ready in %.1f s", time.Since(t0).Seconds())
+		var composite string
+		waitFor(t, "claim Synced and Ready, its connection Secret written", []string{"-n", ns, "bindclusterclaims.xbind.unkin.net/auth"}, func() error {
+			c, err := getJSON("-n", ns, "bindclusterclaims.xbind.unkin.net", "auth")
+			if err != nil {
+				return err
+			}
+			if err := conds(c, "Synced", "Ready"); err != nil {
+				return err
+			}
+			composite, _, _ = unstructured.NestedString(c.Object, "spec", "resourceRef", "name")
+			_, err = cs.CoreV1().Secrets(ns).Get(ctx, "auth-dns", metav1.GetOptions{})
+			return err
+		})
+		for _, p := range ps {
+			for name, want := range map[string]string{"www.shop.example.com": "192.0.2.80", "status.shop.example.com": "192.0.2.90"} {
+				waitFor(t, fmt.Sprintf("%s (%s) answers %s", p.Name, p.Status.PodIP, name), pokeNone, func() error {
+					if got, _ := dig("@"+p.Status.PodIP, name, "A"); got != want {
+						return fmt.Errorf("got %q, want %q", got, want)
+					}
+					return nil
+				})
+			}
+		}
+		t.Logf("claim Synced and Ready (composite %s), connection Secret auth-dns, every pod serves the zone and the required DNSRecord, in %.1f s", composite, time.Since(t0).Seconds())
+		kubectl(t, "-n", ns, "delete", "bindclusterclaims.xbind.unkin.net", "auth", "--wait=false")
+		waitFor(t, "the claim's composite and every composed object gone", pokeNone, func() error {
+			if _, err := getJSON("xlegacybindclusters.xbind.unkin.net", composite); err == nil {
+				return fmt.Errorf("composite %s still there", composite)
+			}
+			var left []string
+			for _, k := range composedKinds {
+				l, err := items("-n", ns, k, "-l", "crossplane.io/composite="+composite)
+				if err != nil {
+					return err
+				}
+				for _, o := range l {
+					left = append(left, o.GetKind()+"/"+o.GetName())
+				}
+			}
+			if len(left) > 0 {
+				return fmt.Errorf("left: %v", left)
+			}
+			return nil
+		})
+		t.Logf("claim deleted: its composite and composed objects gone (%.1f s in all)", time.Since(t0).Seconds())
 	})
 }
 
