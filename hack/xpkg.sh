@@ -31,12 +31,14 @@ out=$(cd "$out" && pwd)
 "$image" -o "$out/images/function-bind.tar" -tag "$repo/function-bind:$version" \
   -bin "$out/images/function-bind" -path-in-image /function-bind -entrypoint /function-bind >/dev/null
 rm -f "$out/images/function-bind"
-# crossplane xpkg build reads ./examples relative to the working directory:
-# run it from the root, as make does (examples/crossplane are the package's
-# examples).
+# A package's examples are its Crossplane examples only (the CLI's default,
+# ./examples, would put every example of the repository in each package,
+# the bad ones and the kustomize configs included).
 cd "$root"
-"$bin/crossplane" xpkg build --package-root=package/function \
+"$bin/crossplane" xpkg build --package-root=package/function --examples-root=examples/crossplane \
   --embed-runtime-image-tarball="$out/images/function-bind.tar" -o "$out/function-bind.xpkg"
-"$bin/crossplane" xpkg build --package-root=package/configuration -o "$out/configuration-bind.xpkg"
-"$bin/crossplane" xpkg build --package-root=package/configuration-claim -o "$out/configuration-bind-claim.xpkg"
+"$bin/crossplane" xpkg build --package-root=package/configuration --examples-root=examples/crossplane \
+  -o "$out/configuration-bind.xpkg"
+"$bin/crossplane" xpkg build --package-root=package/configuration-claim --examples-root=examples/crossplane/claim \
+  -o "$out/configuration-bind-claim.xpkg"
 echo "$out/function-bind.xpkg"
