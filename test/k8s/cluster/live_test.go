@@ -115,8 +115,11 @@ func TestKustomizeKptLive(t *testing.T) {
 	kpt(t, "live", "install-resource-group")
 	kpt(t, "live", "init", live, "--namespace", kzNS, "--name", "bind-fn-auth")
 	t1 := time.Now()
-	kpt(t, "live", "apply", live, "--server-side", "--reconcile-timeout="+controlplane.Hang.String())
+	applied := kpt(t, "live", "apply", live, "--server-side", "--reconcile-timeout="+controlplane.Hang.String())
 	reconciled := time.Since(t1)
+	if os.Getenv("BINDFN_KPT_LOG") != "" { // kpt's own account of each object, when a run is slow
+		t.Log(applied)
+	}
 	ps := waitPodsReady(t, ctx, kzNS, "app.kubernetes.io/instance=auth", 3, controlplane.Hang)
 	restarts := 0
 	for _, p := range ps {
