@@ -193,17 +193,11 @@ demo: build-bind-fn-agent
 clean:
 	rm -rf $(OUT) $(addprefix $(BIN)/,$(BINARIES) image show-data)
 
-## xpkg: Crossplane packages into out/: function-bind.xpkg (runtime image embedded, no Docker engine), configuration-bind.xpkg (v2 XRD + Composition) and configuration-bind-claim.xpkg (legacy XRD + claim, Object-wrapping Composition)
+## xpkg: Crossplane packages into out/ (hack/xpkg.sh): function-bind.xpkg (runtime image embedded, no Docker engine), configuration-bind.xpkg (v2 XRD + Composition) and configuration-bind-claim.xpkg (legacy XRD + claim, Object-wrapping Composition)
 .PHONY: xpkg
-xpkg: build-function-bind
-	@test -x $(BIN)/crossplane || { echo "make: bin/crossplane is missing: run 'make tools'" >&2; exit 1; }
+xpkg:
 	$(GO) build -o $(IMAGE_TOOL) ./hack/image
-	@mkdir -p $(OUT)/images
-	$(call IMG,function-bind) -path-in-image /function-bind -entrypoint /function-bind
-	$(BIN)/crossplane xpkg build --package-root=package/function \
-	  --embed-runtime-image-tarball=$(OUT)/images/function-bind.tar -o $(OUT)/function-bind.xpkg
-	$(BIN)/crossplane xpkg build --package-root=package/configuration -o $(OUT)/configuration-bind.xpkg
-	$(BIN)/crossplane xpkg build --package-root=package/configuration-claim -o $(OUT)/configuration-bind-claim.xpkg
+	IMAGE_TOOL=$(IMAGE_TOOL) IMAGE_REPO=$(IMAGE_REPO) bash hack/xpkg.sh $(OUT) $(IMAGE_TAG)
 
 ## crd-cost: the API server's own CRD validation (CEL cost budget included) on config/crd and on the CRDs Crossplane derives from both XRDs (own module: test/crdcost)
 .PHONY: crd-cost
@@ -217,9 +211,9 @@ K8S_TEST_FLAGS ?= -v
 k8s-test: tools build
 	cd test/k8s && $(GO) vet ./... && $(BIN)/staticcheck ./... && $(GO) mod tidy -diff && $(GO) test -count=1 -timeout 20m $(K8S_TEST_FLAGS) ./...
 
-## k8s-cluster: a single-node cluster on a real kubelet (root): control plane, containerd/runc/CNI from Debian, kube-proxy, CoreDNS, local images; runs pods and the rendered example (test/k8s/cluster, build tag cluster; part of make test; see docs/kubernetes.md)
+## k8s-cluster: a single-node cluster on a real kubelet (root): control plane, containerd/runc/CNI from Debian, kube-proxy, CoreDNS, local images, an OCI registry; runs pods, the rendered example, Crossplane with its package manager installing bind-fn's packages, and kpt live (test/k8s/cluster, build tag cluster; part of make test; see docs/kubernetes.md)
 .PHONY: k8s-cluster
 k8s-cluster: tools build
 	bash hack/install-k8s.sh --node
 	$(GO) build -o $(IMAGE_TOOL) ./hack/image
-	cd test/k8s && $(GO) vet -tags cluster ./cluster/ && $(BIN)/staticcheck -tags cluster ./cluster/ && $(GO) test -tags cluster -count=1 -timeout 20m -v ./cluster/
+	cd test/k8s && $(GO) vet -tags cluster ./cluster/ && $(BIN)/staticcheck -tags cluster ./cluster/ && $(GO) test -tags cluster -count=1 -timeout 30m -v ./cluster/

@@ -2,14 +2,12 @@ package k8s
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -51,19 +49,13 @@ var (
 // from (tools/crossplane-core), from the Go module cache.
 func crossplaneCRDs(t *testing.T) []string {
 	t.Helper()
-	cmd := exec.Command("go", "mod", "download", "-json", "github.com/crossplane/crossplane/v2@"+crossplaneVersion)
-	cmd.Dir = filepath.Join(env.root, "tools", "crossplane-core")
-	out, err := cmd.Output()
+	dir, err := controlplane.CrossplaneModule(env.root, crossplaneVersion)
 	if err != nil {
-		t.Fatalf("go mod download crossplane: %v", err)
+		t.Fatal(err)
 	}
-	var mod struct{ Dir string }
-	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
-		t.Fatalf("go mod download crossplane: %v %s", err, out)
-	}
-	files, err := filepath.Glob(filepath.Join(mod.Dir, "cluster", "crds", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(dir, "cluster", "crds", "*.yaml"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no Crossplane CRDs in %s", mod.Dir)
+		t.Fatalf("no Crossplane CRDs in %s", dir)
 	}
 	return files
 }
@@ -115,7 +107,7 @@ func startCrossplane(t *testing.T, ctx context.Context) {
 kind: FunctionRevision
 metadata:
   name: function-bind-local
-  labels: {pkg.crossplane.io/package: function-bind}
+  labels: {pkg.crossplane.io/package: unkin-bind-fn-function-bind}
   annotations: {crossplane.io/paused: "true"}
 spec:
   desiredState: Active

@@ -3,8 +3,9 @@
 // Package cluster starts a single-node Kubernetes cluster — etcd,
 // kube-apiserver, kube-controller-manager, kube-scheduler, containerd +
 // runc + CNI bridge (Debian), kubelet, kube-proxy and CoreDNS — in a private
-// network and mount namespace, with images built locally (no registry), and
-// runs pods on it. `make k8s-cluster` (root); not part of make test.
+// network and mount namespace, with images built locally (imported), and
+// runs pods on it; an OCI registry of its own serves what the tests push
+// (registry_test.go). `make k8s-cluster` (root), part of make test.
 package cluster
 
 import (
@@ -175,7 +176,9 @@ state = %q
     conf_dir = %q
   [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
     runtime_type = "io.containerd.runc.v2"
-`, filepath.Join(d, "root"), filepath.Join(d, "state"), sock, pauseTag, cni)
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = %q
+`, filepath.Join(d, "root"), filepath.Join(d, "state"), sock, pauseTag, cni, registryHostsDir())
 	if err := os.WriteFile(filepath.Join(d, "config.toml"), []byte(conf), 0o644); err != nil {
 		return err
 	}
