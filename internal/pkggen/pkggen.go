@@ -168,6 +168,7 @@ func Generate(seed uint64, opt Options) Package {
 		cs = append(cs, g.cluster(i, shared))
 	}
 	g.replicate(seed, cs)
+	g.viewsAndFeeds(seed, cs)
 	if g.r.Float64() < opt.MistakeRate {
 		g.mistake(cs)
 	}
@@ -1088,5 +1089,32 @@ func (g *gen) replicate(seed uint64, cs []*cluster) {
 	g.obj("BindCluster", c.name).Spec["replication"] = repl
 	if r.IntN(3) == 0 {
 		g.obj("BindCluster", p.name).Spec["replication"] = map[string]any{"hidden": true}
+	}
+}
+
+// viewsAndFeeds draws the per-view allow-recursion (BindView
+// spec.allowRecursion) and response-policy feeds (a secondary BindZone's
+// spec.responsePolicy) on resolver clusters. Its draws come from a
+// generator of their own, so every other object of the seed stays what it
+// was.
+func (g *gen) viewsAndFeeds(seed uint64, cs []*cluster) {
+	r := rand.New(rand.NewPCG(seed^0x25, seed))
+	resolver := map[string]bool{}
+	for _, c := range cs {
+		resolver[c.name] = c.resolver
+	}
+	lists := [][]any{{"192.0.2.0/24"}, {"localhost", "2001:db8::/32"}, {"none"}, {"!192.0.2.1", "any"}}
+	for i := range g.objs {
+		o := &g.objs[i]
+		ref, _ := o.Spec["clusterRef"].(string)
+		if !resolver[ref] {
+			continue
+		}
+		switch {
+		case o.Kind == "BindView" && r.IntN(3) == 0:
+			o.Spec["allowRecursion"] = lists[r.IntN(len(lists))]
+		case o.Kind == "BindZone" && o.Spec["type"] == "secondary" && r.IntN(3) == 0:
+			o.Spec["responsePolicy"] = true
+		}
 	}
 }
