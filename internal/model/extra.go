@@ -33,6 +33,15 @@ var ownedOptions = map[string]string{
 	"transfer-source": "", "transfer-source-v6": "", "query-source": "", "query-source-v6": "",
 }
 
+// Owned reports whether bind-fn renders an option itself (extraOptions may
+// not set it), and which field sets it instead ("" when none: bind-fn's
+// choice). The importer reads this table too: what the model owns, an
+// import replaces or carries, never copies.
+func Owned(name string) (field string, ok bool) {
+	field, ok = ownedOptions[name]
+	return field, ok
+}
+
 // optKind is the shape of an option's value that ParseExtraOptions checks.
 type optKind uint8
 
