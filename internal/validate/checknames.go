@@ -2,14 +2,12 @@ package validate
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-
-	"github.com/miekg/dns"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
 // zoneNameChars: zone names hold letters, digits, '-', '_', '/' and dots
@@ -56,27 +54,6 @@ func qualifyLoose(name, origin string) string {
 	return name + "." + origin
 }
 
-var ldh = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
-
-// hostname reports whether an absolute name passes BIND's check-names for
-// host names (letters, digits and inner hyphens; a leading * label when
-// wildcard). Non-ASCII labels are left to the zone-file builder (punycode).
-func hostname(abs string, wildcard bool) bool {
-	labels := dns.SplitDomainName(abs)
-	for i, l := range labels {
-		if i == 0 && wildcard && l == "*" {
-			continue
-		}
-		if strings.ContainsFunc(l, func(r rune) bool { return r >= 0x80 }) {
-			continue
-		}
-		if !ldh.MatchString(l) {
-			return false
-		}
-	}
-	return true
-}
-
 // checkNames: BIND loads primary zones with check-names fail, so the
 // nameservers, the SOA MNAME and the domain of its RNAME must be host names,
 // or the zone does not load. Records are checked where they are parsed
@@ -112,7 +89,7 @@ func checkNames(c *model.Cluster) diag.Results {
 				if zonefileRejects(name) {
 					return
 				}
-				if abs := qualifyLoose(name, origin); !hostname(abs, wildcard) {
+				if abs := qualifyLoose(name, origin); !zonefile.IsHostname(abs, wildcard) {
 					rs.Errorf(src, field, "cannot use %q as %s: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", name, what)
 				}
 			}
@@ -125,7 +102,7 @@ func checkNames(c *model.Cluster) diag.Results {
 				}
 				if i := strings.LastIndexByte(soa.Email, '@'); i >= 0 && i+1 < len(soa.Email) {
 					d := soa.Email[i+1:]
-					if !zonefileRejects(d) && !hostname(strings.TrimSuffix(d, ".")+".", false) {
+					if !zonefileRejects(d) && !zonefile.IsHostname(strings.TrimSuffix(d, ".")+".", false) {
 						rs.Errorf(z.Src, "spec.soa.email", "cannot use %q as the SOA contact: its domain %q is not a host name; fix it", soa.Email, d)
 					}
 				}

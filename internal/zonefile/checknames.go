@@ -9,12 +9,18 @@ import (
 
 var ldh = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$`)
 
-// isHostname is BIND's dns_name_ishostname on a canonical absolute name:
-// every label letters, digits and inner hyphens; a leading "*" label when
-// wildcard. An escaped character (host\@office) is no host name.
-func isHostname(abs string, wildcard bool) bool {
+// IsHostname is BIND's dns_name_ishostname on an absolute name: every
+// label letters, digits and inner hyphens; a leading "*" label when
+// wildcard. An escaped character (host\@office) is no host name. A label
+// with non-ASCII characters (the user's IDN, before the builder writes it
+// as punycode) is left to the builder: built names are ASCII. The one
+// host-name rule: validate's check-names reads it too.
+func IsHostname(abs string, wildcard bool) bool {
 	for i, l := range dns.SplitDomainName(abs) {
 		if i == 0 && wildcard && l == "*" {
+			continue
+		}
+		if strings.ContainsFunc(l, func(r rune) bool { return r >= 0x80 }) {
 			continue
 		}
 		if !ldh.MatchString(l) {
@@ -81,14 +87,14 @@ func isDNSSD(abs string) bool {
 // name> (Active Directory), and an A at a name with an _spf, _spf_verify or
 // _spf_rate label above its last label (RFC 7208 exists macros).
 func ownerHostOK(owner string, typ uint16) bool {
-	if isHostname(owner, true) {
+	if IsHostname(owner, true) {
 		return true
 	}
 	if typ != dns.TypeA && typ != dns.TypeAAAA {
 		return false
 	}
 	l := dns.SplitDomainName(owner)
-	if len(l) > 2 && strings.EqualFold(l[0], "gc") && strings.EqualFold(l[1], "_msdcs") && isHostname(strings.Join(l[2:], ".")+".", false) {
+	if len(l) > 2 && strings.EqualFold(l[0], "gc") && strings.EqualFold(l[1], "_msdcs") && IsHostname(strings.Join(l[2:], ".")+".", false) {
 		return true
 	}
 	if typ == dns.TypeA {
@@ -140,7 +146,7 @@ func idnValue(typ uint16, v string) (string, error) {
 func defaultMailbox(origin string) string {
 	labels := dns.SplitDomainName(origin)
 	for i := range labels {
-		if d := strings.Join(labels[i:], ".") + "."; isHostname(d, false) {
+		if d := strings.Join(labels[i:], ".") + "."; IsHostname(d, false) {
 			return "hostmaster." + d
 		}
 	}
@@ -176,5 +182,5 @@ func isMailbox(abs string) bool {
 	if len(labels) < 2 {
 		return true
 	}
-	return isHostname(strings.Join(labels[1:], ".")+".", false)
+	return IsHostname(strings.Join(labels[1:], ".")+".", false)
 }

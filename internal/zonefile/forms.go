@@ -365,7 +365,7 @@ func checkSVCB(typ, owner string, prio uint16, target string, kvs []dns.SVCBKeyV
 	if have[dns.SVCB_NO_DEFAULT_ALPN] && !have[dns.SVCB_ALPN] {
 		return fmt.Errorf("no-default-alpn needs alpn: BIND refuses the record; add alpn")
 	}
-	if prio > 0 && !isHostname(dns.CanonicalName(target), false) && target != "." {
+	if prio > 0 && !IsHostname(dns.CanonicalName(target), false) && target != "." {
 		return fmt.Errorf("cannot use %q as the %s target: BIND loads zones with check-names, which takes only host names as the target of a ServiceMode record (letters, digits and inner hyphens per label); fix the name", target, typ)
 	}
 	if typ != "SVCB" {

@@ -387,7 +387,7 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 			ok = false
 			continue
 		}
-		if target, what := checkNamesTarget(e.rr); target != "" && !isHostname(target, false) && (!inZone(target, b.origin) || plainZoneName(b.origin)) {
+		if target, what := checkNamesTarget(e.rr); target != "" && !IsHostname(target, false) && (!inZone(target, b.origin) || plainZoneName(b.origin)) {
 			b.rs.Errorf(src, f, "cannot use %q as %s: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", target, what)
 			ok = false
 			continue
