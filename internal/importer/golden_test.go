@@ -1,23 +1,20 @@
 package importer_test
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/miekg/dns"
 
 	"git.unkin.net/unkin/bind-fn/internal/importer"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden packages under testdata/<case>/golden/")
 
 // TestGoldenImports imports every testdata/<case>/named.conf (its first
 // comment says what it shows) and compares the package, the key Secrets and
@@ -33,26 +30,11 @@ func TestGoldenImports(t *testing.T) {
 		name := strings.TrimPrefix(filepath.ToSlash(dir), "testdata/")
 		t.Run(name, func(t *testing.T) {
 			got := importFiles(t, conf)
-			golden := filepath.Join(dir, "golden")
-			if *update {
-				_ = os.RemoveAll(golden)
-				for name, data := range got {
-					testutil.WriteFile(t, filepath.Join(golden, name), []byte(data))
-				}
-				return
+			files := map[string][]byte{}
+			for name, data := range got {
+				files[name] = []byte(data)
 			}
-			want := map[string]string{}
-			files, _ := filepath.Glob(filepath.Join(golden, "*"))
-			for _, f := range files {
-				b, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want[filepath.Base(f)] = string(b)
-			}
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("import of %s differs from golden/ (-want +got; go test ./internal/importer -update):\n%s", conf, d)
-			}
+			golden.CheckDir(t, filepath.Join(dir, "golden"), files)
 		})
 	}
 }
