@@ -36,19 +36,7 @@ func claimRender(t *testing.T, port int, xr, composition string, extra ...string
 func claimRenderErr(t *testing.T, port int, xr, composition string, extra ...string) ([]byte, string, error) {
 	t.Helper()
 	dir := claimDir(t)
-	if !filepath.IsAbs(xr) {
-		xr = filepath.Join(dir, xr)
-	}
-	args := append([]string{"render", xr, filepath.Join(dir, composition), filepath.Join(dir, "..", "functions.yaml"),
-		"-a", "render.crossplane.io/runtime-development-target=127.0.0.1:" + itoa(port),
-		"--required-resources=" + filepath.Join(dir, "required.yaml"),
-		"--timeout=" + bindtools.Hang.String(),
-	}, extra...)
-	cmd := exec.Command(bindtools.Bin(t, "crossplane"), args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	return out, stderr.String(), err
+	return renderRun(t, port, dir, xr, composition, filepath.Join(dir, "..", "functions.yaml"), extra...)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

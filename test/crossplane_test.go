@@ -65,22 +65,36 @@ func startFunction(t *testing.T, bin string) int {
 // the function on port.
 func crossplaneRender(t *testing.T, port int, extra ...string) []byte {
 	t.Helper()
-	root := bindtools.RepoRoot(t)
-	ex := filepath.Join(root, "examples", "crossplane")
-	args := append([]string{"render",
-		filepath.Join(ex, "xr.yaml"), filepath.Join(ex, "composition.yaml"), filepath.Join(ex, "functions.yaml"),
+	ex := filepath.Join(bindtools.RepoRoot(t), "examples", "crossplane")
+	out, stderr, err := renderRun(t, port, ex, "xr.yaml", "composition.yaml", filepath.Join(ex, "functions.yaml"), extra...)
+	if err != nil {
+		t.Fatalf("crossplane render of %s: %v\n%s", ex, err, stderr)
+	}
+	return out
+}
+
+// renderRun is the one `crossplane render` runner: the composite xr and the
+// composition (relative to dir unless absolute), the functions file, the
+// required resources dir/required.yaml, the function on port (the
+// Development runtime), the hang bound as crossplane's own timeout.
+func renderRun(t *testing.T, port int, dir, xr, composition, functions string, extra ...string) ([]byte, string, error) {
+	t.Helper()
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	args := append([]string{"render", abs(xr), abs(composition), functions,
 		"-a", fmt.Sprintf("render.crossplane.io/runtime-development-target=127.0.0.1:%d", port),
-		"--required-resources=" + filepath.Join(ex, "required.yaml"),
+		"--required-resources=" + filepath.Join(dir, "required.yaml"),
 		"--timeout=" + bindtools.Hang.String(),
 	}, extra...)
 	cmd := exec.Command(bindtools.Bin(t, "crossplane"), args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("crossplane %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return out
+	return out, stderr.String(), err
 }
 
 type doc = map[string]any
