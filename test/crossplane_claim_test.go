@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -38,8 +37,6 @@ func claimRenderErr(t *testing.T, port int, xr, composition string, extra ...str
 	dir := claimDir(t)
 	return renderRun(t, port, dir, xr, composition, filepath.Join(dir, "..", "functions.yaml"), extra...)
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }
 
 // unwrapped replaces each provider-kubernetes Object by the manifest it
 // wraps (for comparing with a native render).
