@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"git.unkin.net/unkin/bind-fn/internal/agent/kubeletdir"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
 )
 
 // Mirror is one ConfigMap the agent reads from the API server.
@@ -73,7 +74,6 @@ type APIServer struct {
 
 // In-cluster defaults.
 const (
-	ServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 	// DefaultWatchFallback is how long the API server may be unreachable
 	// before the agent follows the kubelet's mounts again.
 	DefaultWatchFallback = 2 * time.Minute
@@ -82,7 +82,7 @@ const (
 // InClusterAPI is the API server from the pod's environment; URL is empty
 // outside a cluster.
 func InClusterAPI(getenv func(string) string) APIServer {
-	a := APIServer{TokenFile: filepath.Join(ServiceAccountDir, "token"), CAFile: filepath.Join(ServiceAccountDir, "ca.crt")}
+	a := APIServer{TokenFile: filepath.Join(layout.ServiceAccountDir, "token"), CAFile: filepath.Join(layout.ServiceAccountDir, "ca.crt")}
 	if h, p := getenv("KUBERNETES_SERVICE_HOST"), getenv("KUBERNETES_SERVICE_PORT"); h != "" && p != "" {
 		a.URL = "https://" + net.JoinHostPort(h, p)
 	}
