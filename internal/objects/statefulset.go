@@ -99,6 +99,10 @@ func AgentCommand(c *model.Cluster, p PodPlan) []string {
 	return cmd
 }
 
+// PreStopDrainSeconds is how long a deleted pod keeps serving before named
+// is stopped: time for its endpoints to leave every Service.
+const PreStopDrainSeconds = 5
+
 // DefaultStorageSize is the data claim size when spec.storage.size is empty.
 const DefaultStorageSize = "1Gi"
 
@@ -290,6 +294,12 @@ func named(c *model.Cluster, p PodPlan, mounts []corev1.VolumeMount) corev1.Cont
 		LivenessProbe: &corev1.Probe{
 			ProbeHandler: httpGet("/healthz"), PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 6,
 		},
+		// A deleted pod keeps answering while the endpoints controller and
+		// every kube-proxy take it out of the Services (it is terminating
+		// from the first moment, so no new query is sent to it once they
+		// have); only then does the kubelet send SIGTERM and named stop.
+		// The kubelet's own sleep: the image needs no sleep binary.
+		Lifecycle:                &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: PreStopDrainSeconds}}},
 		SecurityContext:          containerSecurityContext(),
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 		VolumeMounts:             mounts,
