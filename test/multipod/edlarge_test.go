@@ -84,7 +84,7 @@ func scenarioExternalDNSLarge(t *testing.T, c *Cluster, bin string) {
 		err := update(c.PrimarySvc, appsZone, key, func(m *dns.Msg) {
 			var rrs []dns.RR
 			for i := start; i < start+1000; i++ {
-				rrs = append(rrs, mustRR(fmt.Sprintf("big-%d.%s 0 ANY A", i, dns.Fqdn(appsZone))))
+				rrs = append(rrs, &dns.A{Hdr: dns.RR_Header{Name: fmt.Sprintf("big-%d.%s", i, dns.Fqdn(appsZone)), Rrtype: dns.TypeA, Class: dns.ClassINET}})
 			}
 			m.RemoveRRset(rrs)
 		})
