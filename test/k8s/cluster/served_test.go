@@ -61,12 +61,13 @@ func queryLoop() (stop func() (int, []string)) {
 }
 
 // servedEverywhere waits until every pod answers name with want, and
-// returns how long it took from t0.
-func servedEverywhere(t *testing.T, pods []corev1.Pod, name, want string, t0 time.Time) time.Duration {
+// returns how long it took from t0 and the last pod to answer.
+func servedEverywhere(t *testing.T, pods []corev1.Pod, name, want string, t0 time.Time) (time.Duration, string) {
 	t.Helper()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var last time.Duration
+	var lastPod string
 	var errs []string
 	for _, p := range pods {
 		wg.Add(1)
@@ -77,7 +78,9 @@ func servedEverywhere(t *testing.T, pods []corev1.Pod, name, want string, t0 tim
 				got, _ := dig("@"+p.Status.PodIP, name, "A")
 				if got == want {
 					mu.Lock()
-					last = max(last, time.Since(t0))
+					if d := time.Since(t0); d > last {
+						last, lastPod = d, p.Name
+					}
 					mu.Unlock()
 					return
 				}
@@ -95,7 +98,7 @@ func servedEverywhere(t *testing.T, pods []corev1.Pod, name, want string, t0 tim
 	if len(errs) > 0 {
 		t.Fatalf("not served after %s: %s", controlplane.Hang, strings.Join(errs, "; "))
 	}
-	return last
+	return last, lastPod
 }
 
 // percentile is the nearest-rank percentile of ds.
@@ -191,15 +194,25 @@ func mergeToServed(t *testing.T, ctx context.Context, pkg string, n int) {
 	}
 	measure := func(what string, change func(i int) (name, want string)) []time.Duration {
 		var ds []time.Duration
+		var lastPods []string
 		for i := 0; i < n; i++ {
 			name, want := change(i)
 			renderPkg(t, pkg)
 			t0 := time.Now()
 			kubectl(t, "apply", "--server-side", "-R", "-f", filepath.Join(pkg, "rendered"))
-			ds = append(ds, servedEverywhere(t, pods, name, want, t0))
+			d, last := servedEverywhere(t, pods, name, want, t0)
+			ds = append(ds, d)
+			lastPods = append(lastPods, last)
+			if d > 2*time.Second { // what the slow pod did meanwhile
+				for _, p := range pods {
+					if p.Name == last {
+						t.Logf("%s took %.2f s on %s; its log from the apply on:\n%s", name, d.Seconds(), last, logSince(containerLog(t, p), t0, d))
+					}
+				}
+			}
 		}
-		t.Logf("%s, kubectl apply → answered on all %d pods, %d changes: p50 %.2f s, p95 %.2f s, max %.2f s (each: %s)",
-			what, len(pods), n, percentile(ds, 0.5).Seconds(), percentile(ds, 0.95).Seconds(), percentile(ds, 1).Seconds(), seconds(ds))
+		t.Logf("%s, kubectl apply → answered on all %d pods, %d changes: p50 %.2f s, p95 %.2f s, max %.2f s (each: %s; the last pod to answer: %s)",
+			what, len(pods), n, percentile(ds, 0.5).Seconds(), percentile(ds, 0.95).Seconds(), percentile(ds, 1).Seconds(), seconds(ds), strings.Join(lastPods, " "))
 		return ds
 	}
 	measure("a record added to a static zone (zones ConfigMap, rndc reload, NOTIFY + IXFR)", func(i int) (string, string) {
@@ -236,6 +249,21 @@ spec:
 		}
 	}
 	t.Logf("%d queries through the serve Service (%s) during the changes, %d failed; no container restarted", queries, serveIP, len(failed))
+}
+
+// logSince is the lines of a kubelet container log (each starts with its
+// RFC 3339 time) from t0 to t0+d, without the agent's rndc zonestatus polls.
+func logSince(log string, t0 time.Time, d time.Duration) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		ts, _, _ := strings.Cut(l, " ")
+		at, err := time.Parse(time.RFC3339Nano, ts)
+		if err != nil || at.Before(t0) || at.After(t0.Add(d)) || strings.Contains(l, "control channel command") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }
 
 func tail(s string, n int) string {
