@@ -270,8 +270,8 @@ func TestDnsperf(t *testing.T) {
 				h2 := runDnsperf(t, dnsperf, perfRefIP, queries, pc.do, cores.client)
 				r2 := runDnsperf(t, dnsperf, perfPodIP, queries, pc.do, cores.client)
 				rend, hand := r1.mean(r2), h1.mean(h2)
-				line := fmt.Sprintf("%-8s %s  named cpus %-3s  rendered %8.0f qps %6.3f ms lost %d | hand-written %8.0f qps %6.3f ms lost %d | ratio %.3f",
-					pc.name, lab.release, cores.named, rend.qps, rend.latency*1000, rend.lost, hand.qps, hand.latency*1000, hand.lost, rend.qps/hand.qps)
+				line := fmt.Sprintf("%-8s %s  named cpus %-3s  rendered %8.0f qps %6.3f ms lost %d | hand-written %8.0f qps %6.3f ms lost %d | ratio %.3f | runs r %.0f %.0f h %.0f %.0f",
+					pc.name, lab.release, cores.named, rend.qps, rend.latency*1000, rend.lost, hand.qps, hand.latency*1000, hand.lost, rend.qps/hand.qps, r1.qps, r2.qps, h1.qps, h2.qps)
 				t.Log(line)
 				report = append(report, line)
 			}
