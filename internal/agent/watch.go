@@ -278,14 +278,34 @@ func (w *watcher) run(ctx context.Context, tick time.Duration) {
 	}
 }
 
-// follow lists and watches one ConfigMap until ctx ends.
+// follow lists and watches one ConfigMap until ctx ends. A watch that ends
+// after a good list (the API server closes it every few minutes) is
+// followed by a new list at once; failures back off up to 30 s.
 func (w *watcher) follow(ctx context.Context, s *mirrorState) {
-	backoff := 500 * time.Millisecond
+	const first = 500 * time.Millisecond
+	backoff := first
 	for ctx.Err() == nil {
-		err := w.listAndWatch(ctx, s)
+		start := time.Now()
+		listed, err := w.listAndWatch(ctx, s)
 		if ctx.Err() != nil {
 			return
 		}
+		if listed && time.Since(start) > time.Second {
+			backoff = first
+			w.log.Debug("ConfigMap watch ended", "configmap", s.Name, "err", err)
+			continue
+		}
+		w.wait(ctx, s, listed, err, backoff)
+		backoff = min(2*backoff, 30*time.Second)
+	}
+}
+
+// wait records a failed list (the fallback to the mount once the API server
+// has been unreachable for long enough) and waits out the backoff; a list
+// that worked but whose watch ended at once (a watch the server refuses)
+// only waits.
+func (w *watcher) wait(ctx context.Context, s *mirrorState, listed bool, err error, backoff time.Duration) {
+	if !listed {
 		w.mu.Lock()
 		if s.failingSince.IsZero() {
 			s.failingSince = time.Now()
@@ -298,24 +318,20 @@ func (w *watcher) follow(ctx context.Context, s *mirrorState) {
 			}
 		}
 		w.mu.Unlock()
-		if errors.Is(err, errGone) {
-			continue // relist at once
-		}
-		w.log.Debug("ConfigMap watch ended", "configmap", s.Name, "err", err)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 30*time.Second)
+	}
+	w.log.Debug("ConfigMap list or watch failed", "configmap", s.Name, "listed", listed, "err", err)
+	select {
+	case <-ctx.Done():
+	case <-time.After(backoff):
 	}
 }
 
 var errGone = errors.New("resource version gone")
 
 // listAndWatch lists the ConfigMap by name, lays it, then watches it from
-// the list's version until the stream ends. It returns why it ended.
-func (w *watcher) listAndWatch(ctx context.Context, s *mirrorState) error {
+// the list's version until the stream ends. It returns whether the list
+// succeeded, and why it ended.
+func (w *watcher) listAndWatch(ctx context.Context, s *mirrorState) (bool, error) {
 	q := url.Values{"fieldSelector": {"metadata.name=" + s.Name}}
 	var list struct {
 		Metadata struct {
@@ -327,13 +343,13 @@ func (w *watcher) listAndWatch(ctx context.Context, s *mirrorState) error {
 	body, err := w.get(lctx, q)
 	if err != nil {
 		cancel()
-		return err
+		return false, err
 	}
 	err = json.NewDecoder(body).Decode(&list)
 	body.Close()
 	cancel()
 	if err != nil {
-		return fmt.Errorf("cannot read the ConfigMap list: %w", err)
+		return false, fmt.Errorf("cannot read the ConfigMap list: %w", err)
 	}
 	var cm *configMap
 	for i := range list.Items {
@@ -352,7 +368,7 @@ func (w *watcher) listAndWatch(ctx context.Context, s *mirrorState) error {
 	q.Set("resourceVersion", list.Metadata.ResourceVersion)
 	body, err = w.get(ctx, q)
 	if err != nil {
-		return err
+		return true, err
 	}
 	defer body.Close()
 	dec := json.NewDecoder(body)
@@ -360,15 +376,15 @@ func (w *watcher) listAndWatch(ctx context.Context, s *mirrorState) error {
 		var ev watchEvent
 		if err := dec.Decode(&ev); err != nil {
 			if errors.Is(err, io.EOF) {
-				return errors.New("watch ended")
+				return true, errors.New("watch ended")
 			}
-			return fmt.Errorf("cannot read the ConfigMap watch: %w", err)
+			return true, fmt.Errorf("cannot read the ConfigMap watch: %w", err)
 		}
 		switch ev.Type {
 		case "ADDED", "MODIFIED", "DELETED":
 			var c configMap
 			if err := json.Unmarshal(ev.Object, &c); err != nil {
-				return fmt.Errorf("cannot read a ConfigMap watch event: %w", err)
+				return true, fmt.Errorf("cannot read a ConfigMap watch event: %w", err)
 			}
 			if c.Metadata.Name != s.Name {
 				continue
@@ -388,9 +404,9 @@ func (w *watcher) listAndWatch(ctx context.Context, s *mirrorState) error {
 			}
 			_ = json.Unmarshal(ev.Object, &st)
 			if st.Code == http.StatusGone {
-				return errGone
+				return true, errGone
 			}
-			return fmt.Errorf("watch error %d: %s", st.Code, st.Message)
+			return true, fmt.Errorf("watch error %d: %s", st.Code, st.Message)
 		}
 	}
 }
@@ -423,9 +439,16 @@ func (w *watcher) get(ctx context.Context, q url.Values) (io.ReadCloser, error) 
 	return resp.Body, nil
 }
 
-// lay makes LIVE show cm (nil: the ConfigMap does not exist, an empty
-// directory, as the kubelet mounts an optional one); w.mu is held.
+// lay makes LIVE show cm. nil is a ConfigMap that does not exist: before
+// the API server's content was laid, an empty directory, as the kubelet
+// mounts a missing optional ConfigMap; after, the content stays (a
+// ConfigMap deleted from under a running pod leaves named its last files,
+// as the kubelet's volume does). w.mu is held.
 func (w *watcher) lay(s *mirrorState, cm *configMap, version string) {
+	if cm == nil && s.fromAPI {
+		w.log.Warn("ConfigMap gone from the API server; its last content stays", "configmap", s.Name)
+		return
+	}
 	files := map[string][]byte{}
 	if cm != nil {
 		for k, v := range cm.files() {

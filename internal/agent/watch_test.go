@@ -84,6 +84,17 @@ func (f *fakeAPI) set(name string, data map[string]string) {
 	f.events <- string(b)
 }
 
+// remove deletes a ConfigMap and sends its watch event.
+func (f *fakeAPI) remove(name string) {
+	f.mu.Lock()
+	f.rv++
+	obj := f.object(name, f.cms[name])
+	delete(f.cms, name)
+	b, _ := json.Marshal(map[string]any{"type": "DELETED", "object": obj})
+	f.mu.Unlock()
+	f.events <- string(b)
+}
+
 func readLive(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	names, err := visibleNames(dir)
@@ -119,7 +130,7 @@ func eventually(t *testing.T, dir string, want map[string]string, why string) {
 
 // TestWatchConfigMaps: LIVE follows the mount until the API server answers,
 // then the API server's object (a watch event reaches LIVE without the
-// mount changing), ignores the mount while the API server is reachable, and
+// mount changing; a deletion leaves the last content), ignores the mount while the API server is reachable, and
 // returns to the mount when the API server has been unreachable for longer
 // than the fallback delay.
 func TestWatchConfigMaps(t *testing.T) {
@@ -167,6 +178,10 @@ func TestWatchConfigMaps(t *testing.T) {
 	eventually(t, live, map[string]string{"agent.json": "api-1", "named.conf.primary": "p"}, "the listed object")
 	api.set("c-config", map[string]string{"agent.json": "api-2"})
 	eventually(t, live, map[string]string{"agent.json": "api-2"}, "a watch event")
+	api.remove("c-config")
+	time.Sleep(100 * time.Millisecond)
+	eventually(t, live, map[string]string{"agent.json": "api-2"}, "a deleted ConfigMap leaves its last content")
+	api.set("c-config", map[string]string{"agent.json": "api-2"})
 	if err := kubeletdir.Write(mount, map[string][]byte{"agent.json": []byte("mounted-3")}); err != nil {
 		t.Fatal(err)
 	}
