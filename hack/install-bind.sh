@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the two BIND releases the tests run:
+# Installs the two BIND releases the tests run (and dnsperf, for the throughput benchmark):
 #   - BIND 9.18 from this machine's Debian (bookworm) packages, when named is missing;
 #   - BIND 9.20, the version bind-fn ships, as a Debian trixie root built by mmdebstrap
 #     (tools/bind9.20/version pins the packages), cached in $BINDFN_TOOLS_CACHE under a key of
@@ -28,6 +28,8 @@ for c in named named-checkconf named-checkzone rndc nsupdate dig ip unshare; do
 done
 [ ${#need[@]} -eq 0 ] || apt_install bind9 bind9-utils bind9-dnsutils iproute2 util-linux
 command -v mmdebstrap >/dev/null 2>&1 || apt_install mmdebstrap
+# dnsperf: the query-throughput benchmark (hack/bench-dnsperf.sh, BENCHMARKS.md).
+command -v dnsperf >/dev/null 2>&1 || apt_install dnsperf
 
 ver=$(tr -d '[:space:]' <"$root/tools/bind9.20/version")
 key=$(printf 'trixie %s bind9 bind9-utils bind9-dnsutils\n' "$ver" | sha256sum | cut -c1-16)

@@ -33,6 +33,7 @@ type Agent struct {
 	conv    Converger
 	peers   PeerResolver
 	chown   func(string) error
+	watch   *watcher // nil without --configmap
 
 	mu  sync.Mutex // guards cfg for the readiness goroutine
 	cfg *layout.AgentConfigDoc
@@ -92,6 +93,13 @@ func New(opt Options) (*Agent, error) {
 		}
 		ordinal = n
 	}
+	var w *watcher
+	if len(opt.Mirrors) > 0 { // before agent.json is read: it may live in one
+		var err error
+		if w, err = newWatcher(opt); err != nil {
+			return nil, &UsageError{err}
+		}
+	}
 	cfg, err := LoadConfig(opt.ConfigFile)
 	if err != nil {
 		return nil, &UsageError{err}
@@ -116,7 +124,7 @@ func New(opt Options) (*Agent, error) {
 		}
 		*b = p
 	}
-	a := &Agent{opt: opt, log: opt.Log, ordinal: ordinal, role: RoleOf(ordinal), cfg: cfg, readyKick: make(chan struct{}, 1)}
+	a := &Agent{opt: opt, log: opt.Log, ordinal: ordinal, role: RoleOf(ordinal), cfg: cfg, readyKick: make(chan struct{}, 1), watch: w}
 	a.state = NewState(a.role, ordinal)
 	if opt.HiddenPrimary && a.role == RolePrimary {
 		a.state.Update(func(s *Status) { s.HiddenPrimary = true })

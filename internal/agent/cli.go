@@ -39,7 +39,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 		fmt.Fprint(out, usageText)
 		fs.PrintDefaults()
 	}
-	var namedArgs stringList
+	var namedArgs, mirrors stringList
 	var debug bool
 	fs.StringVar(&o.ConfigFile, "config", o.ConfigFile, "agent.json; its directory is watched as the config mount")
 	fs.StringVar(&o.Hostname, "hostname", getenv("HOSTNAME"), "pod hostname; the ordinal after the last '-' picks the role (0 = primary)")
@@ -68,6 +68,9 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	fs.DurationVar(&o.PrimaryWait, "primary-wait", o.PrimaryWait, "how long a secondary waits for its primaries to resolve before giving up")
 	fs.BoolVar(&o.HiddenPrimary, "hidden-primary", false, "on ordinal 0, /readyz always answers 503 so the serve Service selects only secondaries")
 	fs.BoolVar(&o.Once, "once", false, "prepare files and check the config, then exit without starting named")
+	fs.Var(&mirrors, "configmap", "NAME=LIVE:MOUNT: read ConfigMap NAME from the API server into LIVE, the kubelet's mount MOUNT the fallback (repeatable)")
+	fs.StringVar(&o.Namespace, "namespace", getenv("POD_NAMESPACE"), "the pod's namespace, where --configmap objects are read")
+	fs.DurationVar(&o.WatchFallback, "watch-fallback", DefaultWatchFallback, "how long the API server may be unreachable before --configmap follows the mounts again")
 	fs.BoolVar(&debug, "debug", false, "debug logging")
 	if err := fs.Parse(args); err != nil {
 		return o, &UsageError{err}
@@ -79,6 +82,16 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 		return o, &UsageError{fmt.Errorf("--rndc-port: %d is not a port", o.RNDCPort)}
 	}
 	o.NamedArgs = namedArgs
+	for _, v := range mirrors {
+		m, err := ParseMirror(v)
+		if err != nil {
+			return o, &UsageError{err}
+		}
+		o.Mirrors = append(o.Mirrors, m)
+	}
+	if len(o.Mirrors) > 0 {
+		o.API = InClusterAPI(getenv)
+	}
 	level := slog.LevelInfo
 	if debug {
 		level = slog.LevelDebug

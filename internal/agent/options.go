@@ -56,6 +56,12 @@ type Options struct {
 	// Once prepares every file (link, includes, seeds, server lists), checks
 	// the config and returns without starting named.
 	Once bool
+	// Mirrors are the ConfigMaps read from the API server (watch.go);
+	// without API.URL the agent follows their mounts only.
+	Mirrors       []Mirror
+	Namespace     string
+	API           APIServer
+	WatchFallback time.Duration
 	// Resolver resolves peers; nil uses net.DefaultResolver (honours /etc/hosts).
 	Resolver Resolver
 	Log      *slog.Logger

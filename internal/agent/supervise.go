@@ -82,6 +82,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		a.opt.Started("")
 	}
 
+	if a.watch != nil {
+		go a.watch.run(ctx, a.opt.PollInterval)
+	}
 	readyCtx, stopReady := context.WithCancel(ctx)
 	defer stopReady()
 	go a.readiness(readyCtx)

@@ -12,11 +12,21 @@ import (
 
 // Paths inside the named container.
 const (
-	// ConfigDir is the mount of the <cluster>-config ConfigMap:
-	// named.conf.primary, named.conf.secondary, agent.json.
+	// ConfigDir holds the <cluster>-config ConfigMap: named.conf.primary,
+	// named.conf.secondary, agent.json. In a rendered pod it is a writable
+	// directory the agent lays from the API server, the kubelet's mount at
+	// MountedConfigDir the fallback (agent/watch.go).
 	ConfigDir = "/etc/bind-fn/config"
-	// ZonesDir holds one mount per zones ConfigMap shard: ZonesDir/<shard>/<file>.
+	// ZonesDir holds one directory per zones ConfigMap shard:
+	// ZonesDir/<shard>/<file>, laid as ConfigDir is, from MountedZonesDir.
 	ZonesDir = "/etc/bind-fn/zones"
+	// MountedConfigDir and MountedZonesDir are the kubelet's mounts of the
+	// same ConfigMaps, which it updates only when it syncs the pod.
+	MountedConfigDir = "/etc/bind-fn/mounted/config"
+	MountedZonesDir  = "/etc/bind-fn/mounted/zones"
+	// ServiceAccountDir is where the agent (as every in-cluster client)
+	// reads its service account token, the cluster's CA and the namespace.
+	ServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 	// KeysDir holds one mount per TSIG key Secret: KeysDir/<secret>/{key.conf,secret,...}.
 	KeysDir = "/etc/bind-fn/keys"
 	// RNDCDir is the mount of the <cluster>-rndc Secret (rndc.key).
@@ -102,6 +112,10 @@ func HeadlessServiceName(cluster string) string { return cluster + "-headless" }
 func PrimaryServiceName(cluster string) string  { return cluster + "-primary" }
 func ServeServiceName(cluster string) string    { return cluster }
 func PDBName(cluster string) string             { return cluster }
+
+// AgentServiceAccountName is the pods' ServiceAccount; its Role reads the
+// cluster's own ConfigMaps and nothing else.
+func AgentServiceAccountName(cluster string) string { return cluster + "-agent" }
 
 // TransferKeySecretName is the Secret of a generated intra-cluster transfer
 // key (when no catalog names one). view is "" without views.

@@ -173,25 +173,27 @@ func TestPodMounts(t *testing.T) {
 		want   map[string]string // mount path -> volume name
 	}{
 		"Minimal": {
-			reason: "config, four optional shard slots, the keys Secret, rndc, the optional DNSSEC key Secret, run, data, agent-bin",
+			reason: "config and four optional shard slots mounted under MountedDir, the directories the agent lays them into, the keys Secret, rndc, the optional DNSSEC key Secret, run, data, agent-bin, the API token",
 			c:      minimalCluster(),
 			want: map[string]string{
-				layout.ConfigDir: VolumeConfig, layout.RNDCDir: VolumeRNDC, layout.RunDir: VolumeRun,
+				layout.MountedConfigDir: VolumeConfig, layout.RNDCDir: VolumeRNDC, layout.RunDir: VolumeRun,
 				layout.DataDir: VolumeData, layout.AgentBinDir: VolumeAgentBin, layout.DNSSECDir: VolumeDNSSEC,
-				filepath.Dir(layout.ZoneFile(0, "x")): "zones-0", filepath.Dir(layout.ZoneFile(1, "x")): "zones-1",
-				filepath.Dir(layout.ZoneFile(2, "x")): "zones-2", filepath.Dir(layout.ZoneFile(3, "x")): "zones-3",
+				layout.ConfigDir: VolumeConfigLive, layout.ZonesDir: VolumeZonesLive, layout.ServiceAccountDir: VolumeAPIToken,
+				layout.MountedZonesDir + "/0": "zones-0", layout.MountedZonesDir + "/1": "zones-1",
+				layout.MountedZonesDir + "/2": "zones-2", layout.MountedZonesDir + "/3": "zones-3",
 				filepath.Dir(layout.GeneratedKeyFile(minimalCluster().Name, "x")): VolumeKeys,
 			},
 		},
 		"Full": {
-			reason: "shards at ZonesDir/<i>, imported keys at KeysDir/<secret>, data from the claim template",
+			reason: "shards mounted at MountedZonesDir/<i> and laid at ZonesDir/<i>, imported keys at KeysDir/<secret>, data from the claim template",
 			c:      fullCluster(),
 			plan:   fullPlan(),
 			want: map[string]string{
-				layout.ConfigDir: VolumeConfig, layout.RNDCDir: VolumeRNDC, layout.RunDir: VolumeRun,
+				layout.MountedConfigDir: VolumeConfig, layout.RNDCDir: VolumeRNDC, layout.RunDir: VolumeRun,
 				layout.DataDir: VolumeData, layout.AgentBinDir: VolumeAgentBin, layout.DNSSECDir: VolumeDNSSEC,
-				filepath.Dir(layout.ZoneFile(0, "x")): "zones-0", filepath.Dir(layout.ZoneFile(1, "x")): "zones-1",
-				filepath.Dir(layout.ZoneFile(2, "x")): "zones-2", filepath.Dir(layout.ZoneFile(3, "x")): "zones-3",
+				layout.ConfigDir: VolumeConfigLive, layout.ZonesDir: VolumeZonesLive, layout.ServiceAccountDir: VolumeAPIToken,
+				layout.MountedZonesDir + "/0": "zones-0", layout.MountedZonesDir + "/1": "zones-1",
+				layout.MountedZonesDir + "/2": "zones-2", layout.MountedZonesDir + "/3": "zones-3",
 				filepath.Dir(layout.GeneratedKeyFile(fullCluster().Name, "x")): VolumeKeys,
 				filepath.Dir(layout.KeyFile("ddns-tsig", "x")):                 KeyVolumeName("ddns-tsig"),
 				filepath.Dir(layout.KeyFile("ns-xfr-tsig", "x")):               KeyVolumeName("ns-xfr-tsig"),
@@ -199,7 +201,7 @@ func TestPodMounts(t *testing.T) {
 			},
 		},
 	}
-	writable := map[string]bool{VolumeRun: true, VolumeData: true, VolumeAgentBin: true}
+	writable := map[string]bool{VolumeRun: true, VolumeData: true, VolumeAgentBin: true, VolumeConfigLive: true, VolumeZonesLive: true}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			sts := StatefulSet(tc.c, tc.plan)

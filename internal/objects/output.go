@@ -28,6 +28,8 @@ func IsOutput(apiVersion, kind, name string, labels map[string]string) bool {
 	switch apiVersion + " " + kind {
 	case "apps/v1 StatefulSet":
 		return comp == ComponentServer && name == inst
+	case "v1 ServiceAccount", "rbac.authorization.k8s.io/v1 Role", "rbac.authorization.k8s.io/v1 RoleBinding":
+		return comp == ComponentServer && name == layout.AgentServiceAccountName(inst)
 	case "policy/v1 PodDisruptionBudget":
 		return comp == ComponentServer && name == layout.PDBName(inst)
 	case "v1 Service":

@@ -53,6 +53,11 @@ const (
 	VolumeRun      = "run"
 	VolumeData     = "data"
 	VolumeAgentBin = "agent-bin"
+	VolumeAPIToken = "api-token"
+	// VolumeConfigLive and VolumeZonesLive are where the agent lays the
+	// config and zones ConfigMaps from the API server (agent/watch.go).
+	VolumeConfigLive = "config-live"
+	VolumeZonesLive  = "zones-live"
 )
 
 // ZonesVolumeName is the volume of zones shard i.
@@ -78,11 +83,14 @@ func ZoneShardCapacity(n int) int {
 
 // AgentCommand is the named container's command: the agent, which selects
 // the role by ordinal and runs `named -g` under it.
-func AgentCommand(c *model.Cluster) []string {
+func AgentCommand(c *model.Cluster, p PodPlan) []string {
 	cmd := []string{
 		layout.AgentBin, "run",
 		"--config", layout.ConfigFile(layout.AgentConfig),
 		"--listen", ":" + strconv.Itoa(int(MetricsPort(c))),
+	}
+	for _, w := range WatchedConfigMaps(c, p) {
+		cmd = append(cmd, "--configmap", w.Name+"="+w.Live+":"+w.Mount)
 	}
 	if c.Spec.HiddenPrimary {
 		// On ordinal 0, /readyz answers 503: see ServeService.
@@ -90,6 +98,10 @@ func AgentCommand(c *model.Cluster) []string {
 	}
 	return cmd
 }
+
+// PreStopDrainSeconds is how long a deleted pod keeps serving before named
+// is stopped: time for its endpoints to leave every Service.
+const PreStopDrainSeconds = 5
 
 // DefaultStorageSize is the data claim size when spec.storage.size is empty.
 const DefaultStorageSize = "1Gi"
@@ -136,7 +148,7 @@ func StatefulSet(c *model.Cluster, p PodPlan) *appsv1.StatefulSet {
 					// Static: kubectl logs/exec pick named, not the init container.
 					Annotations: map[string]string{"kubectl.kubernetes.io/default-container": ContainerNamed},
 				},
-				Spec: podSpec(c, volumes, mounts),
+				Spec: podSpec(c, p, volumes, mounts),
 			},
 		},
 	}
@@ -146,7 +158,7 @@ func StatefulSet(c *model.Cluster, p PodPlan) *appsv1.StatefulSet {
 	return sts
 }
 
-func podSpec(c *model.Cluster, volumes []corev1.Volume, mounts []corev1.VolumeMount) corev1.PodSpec {
+func podSpec(c *model.Cluster, p PodPlan, volumes []corev1.Volume, mounts []corev1.VolumeMount) corev1.PodSpec {
 	sp := c.Spec
 	sel := &metav1.LabelSelector{MatchLabels: SelectorLabels(c)}
 	var tolerations []corev1.Toleration
@@ -154,7 +166,10 @@ func podSpec(c *model.Cluster, volumes []corev1.Volume, mounts []corev1.VolumeMo
 		tolerations = append(tolerations, *sp.Tolerations[i].DeepCopy())
 	}
 	return corev1.PodSpec{
-		// The pod needs no API access: that is the point of the design.
+		// The pod's own ServiceAccount reads the cluster's ConfigMaps and
+		// nothing else (AgentRBAC); its token reaches the named container
+		// alone, through the api-token volume, not the automount.
+		ServiceAccountName:            layout.AgentServiceAccountName(c.Name),
 		AutomountServiceAccountToken:  ptr(false),
 		EnableServiceLinks:            ptr(false),
 		TerminationGracePeriodSeconds: ptr(int64(30)),
@@ -179,7 +194,7 @@ func podSpec(c *model.Cluster, volumes []corev1.Volume, mounts []corev1.VolumeMo
 			{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.ScheduleAnyway, LabelSelector: sel},
 		},
 		InitContainers: []corev1.Container{installAgent(c)},
-		Containers:     []corev1.Container{named(c, mounts)},
+		Containers:     []corev1.Container{named(c, p, mounts)},
 		Volumes:        volumes,
 	}
 }
@@ -245,7 +260,7 @@ func installAgent(c *model.Cluster) corev1.Container {
 }
 
 // named is the BIND container, run by the agent.
-func named(c *model.Cluster, mounts []corev1.VolumeMount) corev1.Container {
+func named(c *model.Cluster, p PodPlan, mounts []corev1.VolumeMount) corev1.Container {
 	httpGet := func(p string) corev1.ProbeHandler {
 		return corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: p, Port: intstr.FromString(PortMetrics)}}
 	}
@@ -253,7 +268,7 @@ func named(c *model.Cluster, mounts []corev1.VolumeMount) corev1.Container {
 		Name:            ContainerNamed,
 		Image:           image(c),
 		ImagePullPolicy: c.Spec.ImagePullPolicy,
-		Command:         AgentCommand(c),
+		Command:         AgentCommand(c, p),
 		Env: []corev1.EnvVar{
 			{Name: "HOSTNAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
 			{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
@@ -279,6 +294,12 @@ func named(c *model.Cluster, mounts []corev1.VolumeMount) corev1.Container {
 		LivenessProbe: &corev1.Probe{
 			ProbeHandler: httpGet("/healthz"), PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 6,
 		},
+		// A deleted pod keeps answering while the endpoints controller and
+		// every kube-proxy take it out of the Services (it is terminating
+		// from the first moment, so no new query is sent to it once they
+		// have); only then does the kubelet send SIGTERM and named stop.
+		// The kubelet's own sleep: the image needs no sleep binary.
+		Lifecycle:                &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: PreStopDrainSeconds}}},
 		SecurityContext:          containerSecurityContext(),
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 		VolumeMounts:             mounts,
@@ -308,7 +329,12 @@ func podVolumes(c *model.Cluster, p PodPlan) ([]corev1.Volume, []corev1.VolumeMo
 		}}}
 	}
 
-	add(cm(VolumeConfig, layout.ConfigMapName(c.Name)), layout.ConfigDir, true)
+	// The kubelet's mounts of the ConfigMaps, and the directories named
+	// reads, which the agent lays from the API server or these mounts.
+	add(cm(VolumeConfig, layout.ConfigMapName(c.Name)), layout.MountedConfigDir, true)
+	add(corev1.Volume{Name: VolumeConfigLive, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}, layout.ConfigDir, false)
+	add(corev1.Volume{Name: VolumeZonesLive, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}, layout.ZonesDir, false)
+	add(apiTokenVolume(), layout.ServiceAccountDir, true)
 	// Zone shards: a fixed capacity of slots (optional ConfigMaps), so that
 	// a package growing by a shard changes no volume until it outgrows the
 	// capacity, which doubles.
@@ -319,7 +345,7 @@ func podVolumes(c *model.Cluster, p PodPlan) ([]corev1.Volume, []corev1.VolumeMo
 		} else {
 			v.ConfigMap.Name = p.ZoneConfigMaps[i]
 		}
-		add(v, path.Join(layout.ZonesDir, strconv.Itoa(i)), true)
+		add(v, path.Join(layout.MountedZonesDir, strconv.Itoa(i)), true)
 	}
 	// Every generated key lives in the one keys Secret; imported key
 	// Secrets are mounted one by one, under volume names derived from the

@@ -104,8 +104,13 @@ func renderCluster(c *model.Cluster, prev *prior.Previous, zones *zonefile.Cache
 	imported, krs := keySecrets(c, prev, opt, out)
 	rs = append(rs, krs...)
 	rs = append(rs, dnssecObjects(c, prev, opt, out)...)
-	sts := objects.StatefulSet(c, objects.PodPlan{ZoneConfigMaps: shardNames, KeySecrets: imported})
+	plan := objects.PodPlan{ZoneConfigMaps: shardNames, KeySecrets: imported}
+	sts := objects.StatefulSet(c, plan)
 	out.add("statefulset", sts.Name, sts)
+	sa, role, rb := objects.AgentRBAC(c, plan)
+	out.add("serviceaccount", sa.Name, sa)
+	out.add("role", role.Name, role)
+	out.add("rolebinding", rb.Name, rb)
 	svcs := []*corev1.Service{objects.HeadlessService(c), objects.PrimaryService(c)}
 	if r := c.Spec.Replication; r == nil || !r.Hidden {
 		// A hidden cluster serves its secondary clusters only, through

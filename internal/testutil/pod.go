@@ -112,6 +112,34 @@ func LayPod(t testing.TB, root string, c *Cluster) {
 			}
 		}
 	}
+	// The agent lays each --configmap NAME=LIVE:MOUNT into LIVE, from the
+	// API server or, as here (no API server), from the mount.
+	for _, ctr := range spec.Containers {
+		args := append(append([]string(nil), ctr.Command...), ctr.Args...)
+		for i := 0; ctr.Name == "named" && i+1 < len(args); i++ {
+			if args[i] != "--configmap" {
+				continue
+			}
+			_, dirs, _ := strings.Cut(args[i+1], "=")
+			live, mount, ok := strings.Cut(dirs, ":")
+			if !ok {
+				t.Fatalf("--configmap %q: want NAME=LIVE:MOUNT", args[i+1])
+			}
+			files := map[string][]byte{}
+			ents, _ := os.ReadDir(filepath.Join(root, mount))
+			for _, e := range ents {
+				if strings.HasPrefix(e.Name(), "..") {
+					continue
+				}
+				b, err := os.ReadFile(filepath.Join(root, mount, e.Name()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				files[e.Name()] = b
+			}
+			WriteKubeletDir(t, filepath.Join(root, live), files)
+		}
+	}
 	agentDoc := AgentConfig(t, c)
 	var b strings.Builder
 	fmt.Fprintf(&b, "acl %q { 192.0.2.10; };\n", layout.PeersACL)

@@ -160,6 +160,7 @@ func checkObjectIDs(clusters []*model.Cluster) diag.Results {
 		}
 		claim("StatefulSet", c.Namespace, c.Name, cl("its StatefulSet"))
 		claim("PodDisruptionBudget", c.Namespace, layout.PDBName(c.Name), cl("its PodDisruptionBudget"))
+		claim("ServiceAccount", c.Namespace, layout.AgentServiceAccountName(c.Name), cl("its agent's ServiceAccount, Role and RoleBinding"))
 		claim("Service", c.Namespace, layout.ServeServiceName(c.Name), cl("its serve Service"))
 		claim("Service", c.Namespace, layout.HeadlessServiceName(c.Name), cl("its headless Service"))
 		claim("Service", c.Namespace, layout.PrimaryServiceName(c.Name), cl("its primary Service"))

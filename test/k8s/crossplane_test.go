@@ -42,6 +42,10 @@ var (
 		gvkConfigMap, gvkSecret, gvkSTS,
 		{Version: "v1", Kind: "Service"},
 		{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"},
+		// The agent's ServiceAccount and its Role on the cluster's ConfigMaps.
+		{Version: "v1", Kind: "ServiceAccount"},
+		{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"},
+		{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"},
 	}
 )
 

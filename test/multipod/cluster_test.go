@@ -462,7 +462,8 @@ func (c *Cluster) swap(r *Rendered) {
 	}
 }
 
-// swapConfigData swaps a hand-edited copy of the config ConfigMap on every pod.
+// swapConfigData swaps a hand-edited copy of the config ConfigMap on every
+// pod, in the kubelet's mount (the agent lays it where named reads).
 func (c *Cluster) swapConfigData(edit func(key, val string) string) {
 	cm := c.r.ConfigMaps[layout.ConfigMapName(c.Name)]
 	files := map[string][]byte{}
@@ -470,7 +471,7 @@ func (c *Cluster) swapConfigData(edit func(key, val string) string) {
 		files[k] = []byte(edit(k, v))
 	}
 	for _, p := range c.Pods {
-		if err := kubeletdir.Write(filepath.Join(p.Root, layout.ConfigDir), files); err != nil {
+		if err := kubeletdir.Write(filepath.Join(p.Root, layout.MountedConfigDir), files); err != nil {
 			c.lab.t.Fatal(err)
 		}
 	}

@@ -819,6 +819,10 @@ spec:
 		t.Logf("a changed zone and a new DNSRecord (applied by the agent) reached every pod through the kubelet's ConfigMap update in %.1f s, no container restarted", time.Since(t0).Seconds())
 	})
 
+	// served_test.go and roll_test.go.
+	t.Run("MergeToServed", func(t *testing.T) { mergeToServed(t, ctx, pkg, 20) })
+	t.Run("RollingUpgrade", func(t *testing.T) { rollingUpgrade(t, ctx) })
+
 	t.Run("PrimaryRescheduled", func(t *testing.T) {
 		t0 := time.Now()
 		old, err := cs.CoreV1().Pods("dns").Get(ctx, "auth-0", metav1.GetOptions{})

@@ -1,0 +1,272 @@
+//go:build cluster
+
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"git.unkin.net/unkin/bind-fn/test/k8s/controlplane"
+)
+
+// serveIP is the example's serve Service ClusterIP (examples/authoritative).
+const serveIP = "10.96.53.53"
+
+// queryLoop asks the serve Service for www.example.com, one query after
+// another, until stop is called; it returns how many it sent and the
+// failures (no answer, or not the example's address), each described.
+func queryLoop() (stop func() (int, []string)) {
+	var n atomic.Int64
+	var mu sync.Mutex
+	var failed []string
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			got, err := dig("@"+serveIP, "www.example.com", "A")
+			n.Add(1)
+			if err != nil || !strings.Contains(got, "198.51.100.10") {
+				mu.Lock()
+				failed = append(failed, fmt.Sprintf("%s: %q %v", time.Now().UTC().Format("15:04:05.000"), got, err))
+				mu.Unlock()
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	return func() (int, []string) {
+		close(done)
+		<-finished
+		mu.Lock()
+		defer mu.Unlock()
+		return int(n.Load()), failed
+	}
+}
+
+// servedEverywhere waits until every pod answers name with want, and
+// returns how long it took from t0 and the last pod to answer.
+func servedEverywhere(t *testing.T, pods []corev1.Pod, name, want string, t0 time.Time) (time.Duration, string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var last time.Duration
+	var lastPod string
+	var errs []string
+	for _, p := range pods {
+		wg.Add(1)
+		go func(p corev1.Pod) {
+			defer wg.Done()
+			deadline := t0.Add(controlplane.Hang)
+			for {
+				got, _ := dig("@"+p.Status.PodIP, name, "A")
+				if got == want {
+					mu.Lock()
+					if d := time.Since(t0); d > last {
+						last, lastPod = d, p.Name
+					}
+					mu.Unlock()
+					return
+				}
+				if time.Now().After(deadline) {
+					mu.Lock()
+					errs = append(errs, fmt.Sprintf("%s (%s) answers %s with %q, want %q", p.Name, p.Status.PodIP, name, got, want))
+					mu.Unlock()
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}(p)
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		t.Fatalf("not served after %s: %s", controlplane.Hang, strings.Join(errs, "; "))
+	}
+	return last, lastPod
+}
+
+// percentile is the nearest-rank percentile of ds.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := int(p*float64(len(s))+0.999999) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+func seconds(ds []time.Duration) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, " %.2f", d.Seconds())
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// renderPkg runs kpt fn render on the package (the built functions).
+func renderPkg(t *testing.T, pkg string) {
+	t.Helper()
+	render := exec.Command(filepath.Join(bin, "kpt"), "fn", "render", "--allow-exec", pkg)
+	render.Dir = filepath.Dir(pkg)
+	if out, err := render.CombinedOutput(); err != nil {
+		t.Fatalf("kpt fn render: %v\n%s", err, out)
+	}
+}
+
+func authPods(t *testing.T, ctx context.Context) []corev1.Pod {
+	t.Helper()
+	l, err := cs.CoreV1().Pods("dns").List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=auth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l.Items
+}
+
+// containerLog is a pod's named container log, read where the kubelet
+// writes it.
+func containerLog(t *testing.T, p corev1.Pod) string {
+	t.Helper()
+	logs, _ := filepath.Glob(filepath.Join("/var/log/pods", "dns_"+p.Name+"_"+string(p.UID), "named", "*.log"))
+	var b strings.Builder
+	for _, f := range logs {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+	}
+	return b.String()
+}
+
+// mergeToServed: kubectl apply of a rendered change → answered on every
+// pod, 20 times for a record added to a static zone and 20 times for a new
+// DNSRecord (the agent's UPDATE), the times reported (p50/p95; budgets in
+// BENCHMARKS.md, not here). Asserted: every change is served on every pod,
+// the agents read the ConfigMaps through the API server (their log says
+// so), no container restarts, and a query loop through the serve Service
+// sees no failure the whole time.
+func mergeToServed(t *testing.T, ctx context.Context, pkg string, n int) {
+	pods := authPods(t, ctx)
+	for _, p := range pods {
+		log := containerLog(t, p)
+		for _, cm := range []string{"auth-config", "auth-zones-0"} {
+			found := false
+			for _, l := range strings.Split(log, "\n") {
+				found = found || (strings.Contains(l, "following the ConfigMap through the API server") && strings.Contains(l, "configmap="+cm+" "))
+			}
+			if !found {
+				t.Errorf("%s: the agent's log does not say it follows ConfigMap %s through the API server:\n%s", p.Name, cm, tail(log, 30))
+			}
+		}
+	}
+	stop := queryLoop()
+	appendTo := func(file, anchor, add string) {
+		p := filepath.Join(pkg, file)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		if anchor == "" {
+			s += add
+		} else if i := strings.Index(s, anchor); i >= 0 {
+			s = s[:i+len(anchor)] + add + s[i+len(anchor):]
+		} else {
+			t.Fatalf("%s: %q not found", file, anchor)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	measure := func(what string, change func(i int) (name, want string)) []time.Duration {
+		var ds []time.Duration
+		var lastPods []string
+		for i := 0; i < n; i++ {
+			name, want := change(i)
+			renderPkg(t, pkg)
+			t0 := time.Now()
+			kubectl(t, "apply", "--server-side", "-R", "-f", filepath.Join(pkg, "rendered"))
+			d, last := servedEverywhere(t, pods, name, want, t0)
+			ds = append(ds, d)
+			lastPods = append(lastPods, last)
+			if d > 2*time.Second { // what the slow pod did meanwhile
+				for _, p := range pods {
+					if p.Name == last {
+						t.Logf("%s took %.2f s on %s; its log from the apply on:\n%s", name, d.Seconds(), last, logSince(containerLog(t, p), t0, d))
+					}
+				}
+			}
+		}
+		t.Logf("%s, kubectl apply → answered on all %d pods, %d changes: p50 %.2f s, p95 %.2f s, max %.2f s (each: %s; the last pod to answer: %s)",
+			what, len(pods), n, percentile(ds, 0.5).Seconds(), percentile(ds, 0.95).Seconds(), percentile(ds, 1).Seconds(), seconds(ds), strings.Join(lastPods, " "))
+		return ds
+	}
+	measure("a record added to a static zone (zones ConfigMap, rndc reload, NOTIFY + IXFR)", func(i int) (string, string) {
+		addr := fmt.Sprintf("198.51.100.%d", 130+i)
+		appendTo("zones.yaml", "    - {name: sip, type: A, values: [\"198.51.100.60\"]}\n",
+			fmt.Sprintf("    - {name: m2s-zone-%d, type: A, values: [%q]}\n", i, addr))
+		return fmt.Sprintf("m2s-zone-%d.example.com", i), addr
+	})
+	measure("a new DNSRecord (config ConfigMap, the agent's UPDATE, NOTIFY + IXFR)", func(i int) (string, string) {
+		addr := fmt.Sprintf("198.51.100.%d", 160+i)
+		appendTo("records.yaml", "", fmt.Sprintf(`---
+apiVersion: bind.unkin.net/v1alpha1
+kind: DNSRecord
+metadata:
+  name: m2s-rec-%d
+  namespace: dns
+spec:
+  zoneRef: apps-example-com
+  name: m2s-rec-%d
+  type: A
+  values: [%q]
+`, i, i, addr))
+		return fmt.Sprintf("m2s-rec-%d.apps.example.com", i), addr
+	})
+	queries, failed := stop()
+	if len(failed) > 0 {
+		t.Errorf("%d of %d queries through the serve Service failed during the changes: %s", len(failed), queries, strings.Join(failed[:min(10, len(failed))], "; "))
+	}
+	for _, p := range authPods(t, ctx) {
+		for _, c := range p.Status.ContainerStatuses {
+			if c.RestartCount != 0 {
+				t.Errorf("%s/%s restarted %d times", p.Name, c.Name, c.RestartCount)
+			}
+		}
+	}
+	t.Logf("%d queries through the serve Service (%s) during the changes, %d failed; no container restarted", queries, serveIP, len(failed))
+}
+
+// logSince is the lines of a kubelet container log (each starts with its
+// RFC 3339 time) from t0 to t0+d, without the agent's rndc zonestatus polls.
+func logSince(log string, t0 time.Time, d time.Duration) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		ts, _, _ := strings.Cut(l, " ")
+		at, err := time.Parse(time.RFC3339Nano, ts)
+		if err != nil || at.Before(t0) || at.After(t0.Add(d)) || strings.Contains(l, "control channel command") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+func tail(s string, n int) string {
+	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(l[max(0, len(l)-n):], "\n")
+}

@@ -1,0 +1,281 @@
+package multipod
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// The query-throughput benchmark (issue 21): dnsperf against one rendered
+// pod (the real agent running named from the rendered config) and against
+// a minimal hand-written named.conf serving the same zone file on the same
+// BIND, in the same run, named pinned to 1 and then 2 cores. A benchmark,
+// not a test: opt in with BINDFN_DNSPERF=1 (hack/bench-dnsperf.sh runs it
+// for both releases); it asserts only that both servers answer.
+const (
+	perfZone    = "perf.test"
+	perfHosts   = 1000
+	perfSeconds = 10
+)
+
+// The addresses of case i: a lab's network namespaces live until its end,
+// so every case has its own.
+func perfAddrs(i int) (pod, svc, ref string) {
+	return fmt.Sprintf("198.18.20.%d", 10+i), fmt.Sprintf("198.18.21.%d", 10+i), fmt.Sprintf("198.18.22.%d", 10+i)
+}
+
+// perfCase is one configuration class: the package's objects (the zone
+// added to each view), the hand-written server's config around the same
+// zone file, and whether queries ask for DNSSEC.
+type perfCase struct {
+	name    string
+	objects string
+	ref     func(zoneFile string) string
+	do      bool
+	// zoneKey is the zones ConfigMap key of the zone file the reference serves.
+	zoneKey string
+}
+
+func perfCluster() string {
+	return `apiVersion: bind.unkin.net/v1alpha1
+kind: BindCluster
+metadata: {name: perf, namespace: dns}
+spec: {mode: authoritative, replicas: 1}
+`
+}
+
+func perfZoneObject(name, view, extra string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\napiVersion: bind.unkin.net/v1alpha1\nkind: BindZone\nmetadata: {name: %s, namespace: dns}\nspec:\n  clusterRef: perf\n", name)
+	if view != "" {
+		fmt.Fprintf(&b, "  viewRef: %s\n", view)
+	}
+	fmt.Fprintf(&b, "  zoneName: %s\n  nameservers: [ns1.%s.]\n%s  records:\n    - {name: ns1, type: A, values: [\"198.51.100.53\"]}\n", perfZone, perfZone, extra)
+	for i := range perfHosts {
+		fmt.Fprintf(&b, "    - {name: host-%d, type: A, values: [\"198.18.%d.%d\"]}\n", i, 100+i/250, 1+i%250)
+	}
+	return b.String()
+}
+
+const perfOptions = `options {
+	directory %q; pid-file "named.pid"; session-keyfile "session.key";
+	listen-on { %s; }; listen-on-v6 { none; }; recursion no;
+};
+`
+
+func perfCases() []perfCase {
+	views := `---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindACL
+metadata: {name: site-a, namespace: dns}
+spec: {clusterRef: perf, addresses: [192.0.2.0/24]}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindACL
+metadata: {name: site-b, namespace: dns}
+spec: {clusterRef: perf, addresses: [203.0.113.0/24]}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindView
+metadata: {name: va, namespace: dns}
+spec: {clusterRef: perf, order: 10, matchClients: [site-a]}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindView
+metadata: {name: vb, namespace: dns}
+spec: {clusterRef: perf, order: 20, matchClients: [site-b]}
+---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindView
+metadata: {name: vc, namespace: dns}
+spec: {clusterRef: perf, order: 100, matchClients: [any]}
+`
+	policy := `---
+apiVersion: bind.unkin.net/v1alpha1
+kind: BindDNSSECPolicy
+metadata: {name: standard, namespace: dns}
+spec:
+  clusterRef: perf
+  keys: [{role: csk, algorithm: ecdsap256sha256, lifetime: unlimited}]
+  dnskeyTTL: PT1H
+  signaturesValidity: P14D
+  signaturesRefresh: P5D
+`
+	zone := func(f, extra string) string {
+		return fmt.Sprintf("zone %q { type primary; file %q;%s };\n", perfZone, f, extra)
+	}
+	return []perfCase{
+		{name: "plain", objects: perfZoneObject("perf-test", "", ""), zoneKey: "db." + perfZone,
+			ref: func(f string) string { return zone(f, "") }},
+		{name: "3-views", objects: views + perfZoneObject("perf-a", "va", "") + perfZoneObject("perf-b", "vb", "") + perfZoneObject("perf-c", "vc", ""),
+			zoneKey: "db.vc_" + perfZone,
+			ref: func(f string) string {
+				return fmt.Sprintf("view va { match-clients { 192.0.2.0/24; }; %s};\nview vb { match-clients { 203.0.113.0/24; }; %s};\nview vc { match-clients { any; }; %s};\n",
+					zone(f, ""), zone(f, ""), zone(f, ""))
+			}},
+		{name: "signed", objects: policy + perfZoneObject("perf-test", "", "  dnssecPolicyRef: standard\n"), zoneKey: "db." + perfZone, do: true,
+			ref: func(f string) string {
+				return `dnssec-policy "standard" { keys { csk lifetime unlimited algorithm ecdsap256sha256; }; dnskey-ttl 3600; signatures-validity 14d; signatures-refresh 5d; };
+` + zone("perf.test.db", ` dnssec-policy "standard"; inline-signing yes;`)
+			}},
+	}
+}
+
+var (
+	dnsperfQPS = regexp.MustCompile(`Queries per second:\s+([0-9.]+)`)
+	dnsperfLat = regexp.MustCompile(`Average Latency \(s\):\s+([0-9.]+)`)
+	dnsperfLos = regexp.MustCompile(`Queries lost:\s+([0-9]+)`)
+)
+
+type perfResult struct {
+	qps, latency float64
+	lost         int
+}
+
+func (r perfResult) mean(o perfResult) perfResult {
+	return perfResult{qps: (r.qps + o.qps) / 2, latency: (r.latency + o.latency) / 2, lost: r.lost + o.lost}
+}
+
+func runDnsperf(t *testing.T, bin, server, queries string, do bool, cpus string) perfResult {
+	t.Helper()
+	args := []string{"-s", server, "-d", queries, "-l", strconv.Itoa(perfSeconds), "-c", "10", "-q", "200"}
+	if do {
+		args = append(args, "-D")
+	}
+	var cmd *exec.Cmd
+	if cpus != "" {
+		cmd = exec.Command("taskset", append([]string{"-c", cpus, bin}, args...)...)
+	} else {
+		cmd = exec.Command(bin, args...)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("dnsperf %v: %v\n%s", args, err, out)
+	}
+	var r perfResult
+	m, l, lo := dnsperfQPS.FindSubmatch(out), dnsperfLat.FindSubmatch(out), dnsperfLos.FindSubmatch(out)
+	if m == nil || l == nil || lo == nil {
+		t.Fatalf("dnsperf printed no figures:\n%s", out)
+	}
+	r.qps, _ = strconv.ParseFloat(string(m[1]), 64)
+	r.latency, _ = strconv.ParseFloat(string(l[1]), 64)
+	r.lost, _ = strconv.Atoi(string(lo[1]))
+	return r
+}
+
+func pin(t *testing.T, pid int, cpus string) {
+	t.Helper()
+	if out, err := exec.Command("taskset", "-a", "-cp", cpus, strconv.Itoa(pid)).CombinedOutput(); err != nil {
+		t.Fatalf("taskset %d: %v\n%s", pid, err, out)
+	}
+}
+
+// TestDnsperf: see perfCases. Output: one line per case, cores and server.
+func TestDnsperf(t *testing.T) {
+	if os.Getenv("BINDFN_DNSPERF") == "" {
+		t.Skip("a benchmark, not a test: BINDFN_DNSPERF=1 runs it (hack/bench-dnsperf.sh)")
+	}
+	agentBin := requirements(t)
+	dnsperf := mustLook(t, "dnsperf")
+	mustLook(t, "taskset")
+	if !inLab() {
+		enterLab(t)
+		return
+	}
+	lab := newLab(t, filepath.Dir(agentBin))
+	queries := filepath.Join(t.TempDir(), "queries")
+	var qb strings.Builder
+	rnd := rand.New(rand.NewPCG(21, 21))
+	for range 10000 {
+		fmt.Fprintf(&qb, "host-%d.%s A\n", rnd.IntN(perfHosts), perfZone)
+	}
+	if err := os.WriteFile(queries, []byte(qb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var report []string
+	for ci, pc := range perfCases() {
+		t.Run(pc.name, func(t *testing.T) {
+			r := renderInputs(t, Inputs(nil).Add(t, perfCluster()+pc.objects), nil)
+			rc := r.Clusters["perf"]
+			var zoneText string
+			for _, cm := range rc.ConfigMaps {
+				if s, ok := cm.Data[pc.zoneKey]; ok {
+					zoneText = s
+				}
+			}
+			if zoneText == "" {
+				t.Fatalf("no zone file %s in the rendered ConfigMaps", pc.zoneKey)
+			}
+			prefix := fmt.Sprintf("perf%d-", ci)
+			perfPodIP, perfPodSvc, perfRefIP := perfAddrs(ci)
+			c := lab.startCluster(r, "perf", podPlan{IP: func(int) string { return perfPodIP }, PrimarySvc: perfPodSvc, NetnsPrefix: prefix})
+			defer c.stop()
+			c.waitReady(hang)
+			dir := filepath.Join(lab.dir, prefix+"ref")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "perf.test.db"), []byte(zoneText), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			conf := fmt.Sprintf(perfOptions, dir, perfRefIP) + pc.ref("perf.test.db")
+			if err := os.WriteFile(filepath.Join(dir, "named.conf"), []byte(conf), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			n := lab.addNetns(prefix+"ref", perfRefIP)
+			log := &syncLog{}
+			ref := lab.startProc(n, "", []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, []string{"/bin/sh", "-c", "cd " + shellQuote(dir) + " && exec named -g -c named.conf"}, log)
+			defer ref.kill(9)
+			want := dns.TypeA
+			if pc.do {
+				want = dns.TypeRRSIG
+			}
+			for _, s := range []string{perfPodIP, perfRefIP} {
+				err := eventually(hang, 100*time.Millisecond, func() error {
+					m := new(dns.Msg)
+					m.SetQuestion("host-1."+perfZone+".", dns.TypeA)
+					m.SetEdns0(1232, true)
+					resp, _, err := new(dns.Client).Exchange(m, s+":53")
+					if err != nil {
+						return err
+					}
+					for _, rr := range resp.Answer {
+						if rr.Header().Rrtype == want {
+							return nil
+						}
+					}
+					return fmt.Errorf("%s: no %s in %v", s, dns.TypeToString[want], resp.Answer)
+				})
+				if err != nil {
+					t.Fatalf("%v\nreference log:\n%s", err, log.tail(20))
+				}
+			}
+			_, namedPID := c.Pods[0].PIDs()
+			for _, cores := range []struct{ named, client string }{{"0", "1"}, {"0-1", ""}} {
+				pin(t, namedPID, cores.named)
+				pin(t, ref.Pid(), cores.named)
+				// rendered, hand-written, hand-written, rendered: the
+				// shared machine's drift falls on both alike.
+				r1 := runDnsperf(t, dnsperf, perfPodIP, queries, pc.do, cores.client)
+				h1 := runDnsperf(t, dnsperf, perfRefIP, queries, pc.do, cores.client)
+				h2 := runDnsperf(t, dnsperf, perfRefIP, queries, pc.do, cores.client)
+				r2 := runDnsperf(t, dnsperf, perfPodIP, queries, pc.do, cores.client)
+				rend, hand := r1.mean(r2), h1.mean(h2)
+				line := fmt.Sprintf("%-8s %s  named cpus %-3s  rendered %8.0f qps %6.3f ms lost %d | hand-written %8.0f qps %6.3f ms lost %d | ratio %.3f | runs r %.0f %.0f h %.0f %.0f",
+					pc.name, lab.release, cores.named, rend.qps, rend.latency*1000, rend.lost, hand.qps, hand.latency*1000, hand.lost, rend.qps/hand.qps, r1.qps, r2.qps, h1.qps, h2.qps)
+				t.Log(line)
+				report = append(report, line)
+			}
+		})
+	}
+	t.Logf("dnsperf, 2 runs of %d s per server (rendered, hand-written, hand-written, rendered; means), 10 clients, queries for %d names:\n%s", perfSeconds, perfHosts, strings.Join(report, "\n"))
+}
