@@ -75,6 +75,21 @@ type Rendered struct {
 
 func renderInputs(t testing.TB, in Inputs, prev *Rendered) *Rendered {
 	t.Helper()
+	// Deterministic key material: every render of the package has the
+	// same keys even without a previous output.
+	objs, rs := pipeline.Run(pipeline.Input{Items: in, Previous: prevObjects(prev)}, render.Options{Rand: &testutil.DetRand{}})
+	if rs.HasErrors() {
+		for _, r := range rs {
+			t.Log(r)
+		}
+		t.Fatal("render failed")
+	}
+	return &Rendered{Objs: objs, Clusters: testutil.Clusters(t, objs)}
+}
+
+// prevObjects are a render's Secrets and ConfigMaps as the next render's
+// previous output (nil for none).
+func prevObjects(prev *Rendered) []render.PrevObject {
 	var prevObjs []render.PrevObject
 	if prev != nil {
 		for _, o := range prev.Objs {
@@ -94,16 +109,7 @@ func renderInputs(t testing.TB, in Inputs, prev *Rendered) *Rendered {
 			}
 		}
 	}
-	// Deterministic key material: every render of the package has the
-	// same keys even without a previous output.
-	objs, rs := pipeline.Run(pipeline.Input{Items: in, Previous: prevObjs}, render.Options{Rand: &testutil.DetRand{}})
-	if rs.HasErrors() {
-		for _, r := range rs {
-			t.Log(r)
-		}
-		t.Fatal("render failed")
-	}
-	return &Rendered{Objs: objs, Clusters: testutil.Clusters(t, objs)}
+	return prevObjs
 }
 
 // Pod is one StatefulSet pod: its network namespace, its file tree (the
@@ -146,6 +152,9 @@ type podPlan struct {
 	// Releases runs ordinal i on another BIND release than the lab's (a
 	// rolling upgrade caught half way).
 	Releases map[int]bindtools.Release
+	// AgentArgs are appended to every pod's agent command (the agent
+	// differential's shorter converge interval).
+	AgentArgs []string
 }
 
 // startCluster lays out and starts every pod of the rendered cluster.
@@ -193,6 +202,7 @@ func (l *Lab) startCluster(r *Rendered, name string, plan podPlan) *Cluster {
 			t.Fatal(err)
 		}
 		p.argv, p.env = containerCommand(t, rc, p.Name)
+		p.argv = append(p.argv, plan.AgentArgs...)
 		p.start()
 	}
 	t.Cleanup(func() {
@@ -374,8 +384,9 @@ func (p *Pod) AgentURL(path string) string {
 
 // AgentStatus is the part of /status the tests read.
 type AgentStatus struct {
-	Role              string `json:"role"`
-	AppliedConfigHash string `json:"appliedConfigHash"`
+	Role              string     `json:"role"`
+	AppliedConfigHash string     `json:"appliedConfigHash"`
+	LastApply         *time.Time `json:"lastApply"`
 	Peers             []struct {
 		List string   `json:"list"`
 		IPs  []string `json:"ips"`
@@ -393,6 +404,7 @@ type AgentStatus struct {
 		Messages, Transfers         int
 		Seconds                     float64
 		Error                       string
+		Time                        time.Time
 	} `json:"lastConvergence"`
 }
 
