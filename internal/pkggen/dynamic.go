@@ -238,8 +238,11 @@ func (g *gen) dynRecords(zone string) []any {
 		var vals []any
 		for _, v := range r["values"].([]any) {
 			if !strings.HasPrefix(v.(string), `\#`) {
-				vals = append(vals, v)
+				vals = append(vals, g.unnormal(typ, v.(string)))
 			}
+		}
+		if typ == "RESINFO" && len(vals) > 1 {
+			vals = vals[:1]
 		}
 		if len(vals) == 0 {
 			continue
@@ -251,4 +254,27 @@ func (g *gen) dynRecords(zone string) []any {
 		out = append(out, r)
 	}
 	return out
+}
+
+// unnormal writes a value the way BIND will not print it back: names in
+// mixed case, fields apart by several blanks, hex in lower case. The agent
+// must find the served RRset equal all the same (it compares wire forms).
+func (g *gen) unnormal(typ, v string) string {
+	if !g.chance(0.3) || strings.ContainsAny(v, `"\\`) {
+		return v
+	}
+	switch g.r.IntN(3) {
+	case 0:
+		return strings.ReplaceAll(v, ".example.net.", ".Example.NET.")
+	case 1:
+		return strings.Join(strings.Fields(v), "   ")
+	default:
+		switch typ {
+		case "DS", "CDS", "SSHFP", "TLSA", "SMIMEA", "ZONEMD":
+			f := strings.Fields(v)
+			f[len(f)-1] = strings.ToLower(f[len(f)-1])
+			return strings.Join(f, " ")
+		}
+		return v
+	}
 }
