@@ -102,3 +102,25 @@ func walkFields(prefix string, v any, seen map[string]bool) {
 		}
 	}
 }
+
+// TestLimitCoverage: over a thousand seeds every limit draw (each value
+// at and just past a limit, each duration relation, each collision of the
+// shared name pool) is drawn at least once, and applies.
+func TestLimitCoverage(t *testing.T) {
+	seen := map[string]int{}
+	for seed := uint64(0); seed < 1000; seed++ {
+		for _, d := range Generate(seed, Options{MistakeRate: 0.3, LimitRate: 0.5}).Drawn {
+			seen[d]++
+		}
+	}
+	var missing []string
+	for _, tag := range LimitTags() {
+		if seen[tag] == 0 {
+			missing = append(missing, tag)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("never drawn in 1000 seeds:\n%s", strings.Join(missing, "\n"))
+	}
+	t.Logf("%d limit draws, %d drawn", len(LimitTags()), len(seen))
+}
