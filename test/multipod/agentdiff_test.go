@@ -828,19 +828,7 @@ func shrinkDynamic(t *testing.T, lab *Lab, idx *int, dir string, seed uint64, st
 		})
 		return ok
 	}
-	cur := steps
-	for i := len(cur) - 1; i >= 1; i-- { // steps (the first stays)
-		cand := append(append([][]byte(nil), cur[:i]...), cur[i+1:]...)
-		if still(cand) {
-			cur = cand
-		}
-	}
-	for _, name := range recordNames(t, cur) {
-		cand := dropRecord(t, cur, name)
-		if still(cand) {
-			cur = cand
-		}
-	}
+	cur := shrinkSteps(t, steps, still)
 	out := filepath.Join(dir, fmt.Sprintf("seed%d", seed))
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
@@ -855,6 +843,25 @@ func shrinkDynamic(t *testing.T, lab *Lab, idx *int, dir string, seed uint64, st
 		t.Fatal(err)
 	}
 	t.Logf("shrunk seed %d to %d steps in %d evaluations: %s", seed, len(cur), evals, out)
+}
+
+// shrinkSteps drops steps (the first stays), then DNSRecords from every
+// step, each while still holds.
+func shrinkSteps(t *testing.T, steps [][]byte, still func([][]byte) bool) [][]byte {
+	cur := steps
+	for i := len(cur) - 1; i >= 1; i-- {
+		cand := append(append([][]byte(nil), cur[:i]...), cur[i+1:]...)
+		if still(cand) {
+			cur = cand
+		}
+	}
+	for _, name := range recordNames(t, cur) {
+		cand := dropRecord(t, cur, name)
+		if still(cand) {
+			cur = cand
+		}
+	}
+	return cur
 }
 
 // recordNames are the DNSRecord objects of any step.
@@ -925,4 +932,38 @@ func updateAlg(server, zone string, key TSIG, alg string, rrs ...dns.RR) error {
 // renderChanged: some ConfigMap or Secret differs between two renders.
 func renderChanged(a, b *Rendered) bool {
 	return !reflect.DeepEqual(prevObjects(a), prevObjects(b))
+}
+
+// TestShrinkSteps: a divergence that needs one DNSRecord of the last step
+// shrinks to the first step and that step, holding that record alone.
+func TestShrinkSteps(t *testing.T) {
+	for seed := uint64(1); seed < 100; seed++ {
+		dc := pkggen.GenerateDynamic(seed)
+		var steps [][]byte
+		for _, p := range dc.Steps {
+			steps = append(steps, p.YAML())
+		}
+		if len(steps) < 3 {
+			continue
+		}
+		var culprit string
+		for _, n := range recordNames(t, steps[len(steps)-1:]) { // a record only the last step has
+			if !slices.Contains(recordNames(t, steps[:len(steps)-1]), n) {
+				culprit = n
+			}
+		}
+		if culprit == "" {
+			continue
+		}
+		still := func(cand [][]byte) bool { return slices.Contains(recordNames(t, cand[len(cand)-1:]), culprit) }
+		got := shrinkSteps(t, steps, still)
+		if len(got) != 2 {
+			t.Errorf("seed %d: shrunk to %d steps, want the first and the last", seed, len(got))
+		}
+		if names := recordNames(t, got); len(names) != 1 || names[0] != culprit {
+			t.Errorf("seed %d: shrunk to DNSRecords %v, want only %s", seed, names, culprit)
+		}
+		return
+	}
+	t.Fatal("no seed under 100 has three steps and a record only the last adds")
 }
