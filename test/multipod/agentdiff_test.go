@@ -647,7 +647,9 @@ func renderedZone(root string, dz layout.DynamicZone) ([]dns.RR, error) {
 			text = append(text, l...)
 		}
 	}
-	zp := dns.NewZoneParser(strings.NewReader(string(text)), dns.Fqdn(dz.Zone), dz.Source)
+	// A blank line after each: miekg/dns reads one token past an
+	// IPSECKEY's line (the agent's ipseckeyLines).
+	zp := dns.NewZoneParser(strings.NewReader(strings.ReplaceAll(string(text), "\n", "\n\n")), dns.Fqdn(dz.Zone), dz.Source)
 	zp.SetDefaultTTL(3600)
 	var out []dns.RR
 	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
