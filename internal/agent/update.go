@@ -27,7 +27,10 @@ type RRsetKey struct {
 func (k RRsetKey) String() string { return k.Name + " " + dns.TypeToString[k.Type] }
 
 func parseRRsetKey(s string) (RRsetKey, error) {
-	name, typ, ok := strings.Cut(s, " ")
+	// the type is the last word: an owner may hold an escaped blank ("sp\\ ace")
+	i := strings.LastIndexByte(s, ' ')
+	ok := i > 0
+	name, typ := s[:max(i, 0)], s[i+1:]
 	t, known := dns.StringToType[typ]
 	if !ok || !known {
 		return RRsetKey{}, fmt.Errorf("bad RRset key %q", s)
@@ -47,7 +50,7 @@ func DesiredRRsets(zone string, records []string) (map[RRsetKey][]dns.RR, error)
 	var errs []string
 	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
 		h := rr.Header()
-		h.Name = strings.ToLower(h.Name)
+		h.Name = canonicalOwner(h.Name)
 		switch {
 		case !dns.IsSubDomain(origin, h.Name):
 			errs = append(errs, fmt.Sprintf("%s is outside zone %s", h.Name, origin))
@@ -100,7 +103,7 @@ func zoneFileRRsets(zone, file string, text []byte) (map[RRsetKey][]dns.RR, erro
 	var errs []string
 	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
 		h := rr.Header()
-		h.Name = strings.ToLower(h.Name)
+		h.Name = canonicalOwner(h.Name)
 		switch {
 		case h.Rrtype == dns.TypeSOA, h.Name == origin && h.Rrtype == dns.TypeNS:
 			continue
