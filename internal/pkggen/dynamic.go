@@ -125,6 +125,12 @@ func (g *gen) dynZone(c *cluster, v *view, name, partner string, recObjs *[]stri
 			recs = append(recs, map[string]any{"name": "deleg", "type": "DS", "values": strs(ds)})
 		}
 	}
+	if g.chance(0.15) { // at BIND's limits: 100 records in one RRset, a 253-character name
+		recs = append(recs, map[string]any{"name": "big", "type": "TXT", "values": txtN(100)})
+	}
+	if o := ownerOfLength(name, 253); o != "" && g.chance(0.15) {
+		recs = append(recs, map[string]any{"name": o, "type": "A", "values": strs("192.0.2.253")})
+	}
 	for _, x := range recs {
 		r := x.(map[string]any)
 		if g.chance(0.3) {

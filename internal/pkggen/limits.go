@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // A limit draw puts a value at, or just past, one of BIND's limits, or two
@@ -40,6 +42,9 @@ func txtN(n int) []any {
 // ownerOfLength is a relative owner whose absolute name (owner.zone, no
 // trailing dot) is n characters long, or "" when the zone is too long.
 func ownerOfLength(zone string, n int) string {
+	if a, err := idna.Lookup.ToASCII(zone); err == nil {
+		zone = a // an IDN zone's name is its punycode form in BIND
+	}
 	left := n - len(zone) - 1
 	if left < 1 {
 		return ""

@@ -159,7 +159,7 @@ func TestDynamicCoverage(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"views", "child zone", "delegation glue", "delegation DS", "wildcard", "edit add", "edit change", "edit ttl", "edit remove"}
+	want := []string{"views", "child zone", "rrset of 100", "long name", "delegation glue", "delegation DS", "wildcard", "edit add", "edit change", "edit ttl", "edit remove"}
 	for _, a := range tsigAlgs {
 		want = append(want, "alg "+a)
 	}
@@ -181,6 +181,12 @@ func TestDynamicCoverage(t *testing.T) {
 
 func dynSeen(seen map[string]bool, r map[string]any) {
 	name, _ := r["name"].(string)
+	if v, _ := r["values"].([]any); len(v) == 100 {
+		seen["rrset of 100"] = true
+	}
+	if len(name) > 150 {
+		seen["long name"] = true
+	}
 	seen["type "+r["type"].(string)] = true
 	if strings.HasPrefix(name, "*") {
 		seen["wildcard"] = true
