@@ -688,7 +688,9 @@ func axfrKey(src, server, zone string, key TSIG, alg string) ([]dns.RR, error) {
 			return nil, e.Error
 		}
 		for _, rr := range e.RR {
-			if rr.Header().Rrtype != dns.TypeSOA {
+			// TYPE65534 is BIND's own signing state (sig-signing-type),
+			// which 9.18 adds when an UPDATE brings a DNSKEY (seed 30044)
+			if t := rr.Header().Rrtype; t != dns.TypeSOA && t != 65534 {
 				rrs = append(rrs, rr)
 			}
 		}
