@@ -100,3 +100,22 @@ func sameRRset(cur, want []dns.RR) bool {
 func (f rrsetForm) digest() string {
 	return strconv.FormatInt(f.ttl, 10) + "\x00" + strings.Join(f.rdata, "\x00")
 }
+
+// canonicalOwner is an owner name in one presentation form: lower case,
+// escaped as miekg/dns prints a name it unpacks from the wire. A zone file
+// may escape what the wire form does not need escaped (`\$dollar`, written
+// so BIND does not read a directive), and an AXFR gives `$dollar`: without
+// this the agent never found the RRset it had sent (the agent
+// differential, seed 10019).
+func canonicalOwner(name string) string {
+	buf := make([]byte, 256)
+	off, err := dns.PackDomainName(name, buf, 0, nil, false)
+	if err != nil {
+		return strings.ToLower(name)
+	}
+	s, _, err := dns.UnpackDomainName(buf[:off], 0)
+	if err != nil {
+		return strings.ToLower(name)
+	}
+	return strings.ToLower(s)
+}

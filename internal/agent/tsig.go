@@ -100,3 +100,14 @@ func (p *tsigProvider) Verify(msg []byte, t *dns.TSIG) error {
 	}
 	return nil
 }
+
+// TSIGProvider is the dns.TsigProvider of k, for every algorithm BIND
+// knows (hmac-md5 too, which miekg/dns dropped), and the algorithm's name
+// on the wire to sign with (dns.Msg.SetTsig).
+func TSIGProvider(k Key) (dns.TsigProvider, string, error) {
+	p, err := newTSIG(k)
+	if err != nil {
+		return nil, "", err
+	}
+	return p, p.wire, nil
+}

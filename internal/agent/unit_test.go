@@ -224,6 +224,12 @@ func TestDesiredRRsets(t *testing.T) {
 		"SOA":     {reason: "the SOA is never updated", records: []string{"@ 60 IN SOA a. b. 1 2 3 4 5"}, wantErr: "SOA"},
 		"Outside": {reason: "names outside the zone are refused", records: []string{"www.example.com. 60 IN A 192.0.2.1"}, wantErr: "outside zone"},
 		"Syntax":  {reason: "bad presentation format is an error", records: []string{"www 60 IN A not-an-ip"}, wantErr: "bad A"},
+		"Escaped": {reason: "owners in the form an AXFR gives them: `\\$` unescaped, an escaped blank as `\\ ` (agent differential seed 10019: the RRset sent was never found)",
+			records: []string{`\$dollar 60 IN TXT "x"`, `sp\032ace 60 IN A 192.0.2.1`},
+			want:    []string{"$dollar.example.org. TXT", `sp\ ace.example.org. A`}},
+		"IPSECKEY": {reason: "a record after an IPSECKEY parses (miekg/dns reads one token past an IPSECKEY's line; agent differential seed 10001)",
+			records: []string{"a 60 IN IPSECKEY 10 1 2 192.0.2.38 DQJlMzy/i1pDTyJGGt+ztgsPap7eNr6R7ZNmqnDXBNg=", "b 60 IN A 192.0.2.1"},
+			want:    []string{"a.example.org. IPSECKEY", "b.example.org. A"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -234,6 +240,9 @@ func TestDesiredRRsets(t *testing.T) {
 			var keys []string
 			for k := range got {
 				keys = append(keys, k.String())
+				if back, err := parseRRsetKey(k.String()); err != nil || back != k {
+					t.Errorf("the state file's key %q reads back as %v, %v", k, back, err)
+				}
 			}
 			if diff := cmp.Diff(tc.want, keys, sortStrings); diff != "" {
 				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)

@@ -139,7 +139,7 @@ func (c *client) axfr(ctx context.Context, zone string) (map[RRsetKey][]dns.RR, 
 				}
 				continue
 			}
-			h.Name = strings.ToLower(h.Name)
+			h.Name = canonicalOwner(h.Name)
 			k := RRsetKey{Name: h.Name, Type: h.Rrtype}
 			out[k] = append(out[k], rr)
 		}

@@ -23,6 +23,9 @@ var mistakes = []mistake{
 		return g.addRecord(c, map[string]any{"name": "both", "type": "CNAME", "values": strs("other.example.net.")},
 			map[string]any{"name": "both", "type": "TXT", "values": strs(`"x"`)})
 	}},
+	{"rkey-flags", func(g *gen, c *cluster) bool {
+		return g.addRecord(c, map[string]any{"name": "rkey", "type": "RKEY", "values": strs("257 3 13 AwEAAbdxyhNuSutc5EMzxTs9LBPCIkOFH8cIvM4p9+LrV4e19WzK00+CI6zBCQTd")})
+	}},
 	{"label-over-63", func(g *gen, c *cluster) bool {
 		return g.addRecord(c, map[string]any{"name": strings.Repeat("x", 64), "type": "TXT", "values": strs(`"x"`)})
 	}},

@@ -44,6 +44,8 @@ type Package struct {
 	Seed     uint64
 	Objects  []Object
 	Mistakes []string // injected mistakes; none: the package is meant to be valid
+	// Drawn are the limit draws (LimitTags) the package holds.
+	Drawn []string
 }
 
 // Options of the generator.
@@ -51,6 +53,10 @@ type Options struct {
 	// MistakeRate is the probability (0..1) that a package carries one
 	// realistic mistake.
 	MistakeRate float64
+	// LimitRate is the probability that a package holds one limit draw: a
+	// value at or just past one of BIND's limits, durations in a relation
+	// BIND checks, or names that collide across kinds (limits.go).
+	LimitRate float64
 }
 
 // Doc is an object as the user writes it.
@@ -97,7 +103,7 @@ func (p Package) YAML() []byte {
 
 // Clone is a deep copy (the shrinker edits copies).
 func (p Package) Clone() Package {
-	out := Package{Seed: p.Seed, Mistakes: append([]string(nil), p.Mistakes...)}
+	out := Package{Seed: p.Seed, Mistakes: append([]string(nil), p.Mistakes...), Drawn: append([]string(nil), p.Drawn...)}
 	for _, o := range p.Objects {
 		out.Objects = append(out.Objects, Object{Kind: o.Kind, Name: o.Name, Spec: cloneMap(o.Spec)})
 	}
@@ -132,6 +138,7 @@ type gen struct {
 	objs     []Object
 	names    map[string]bool // kind/name
 	mistakes []string
+	drawn    []string
 	types    []string
 }
 
@@ -172,8 +179,11 @@ func Generate(seed uint64, opt Options) Package {
 	if g.r.Float64() < opt.MistakeRate {
 		g.mistake(cs)
 	}
+	if g.r.Float64() < opt.LimitRate {
+		g.limit(cs)
+	}
 	sort.SliceStable(g.objs, func(i, j int) bool { return kindOrder[g.objs[i].Kind] < kindOrder[g.objs[j].Kind] })
-	return Package{Seed: seed, Objects: g.objs, Mistakes: g.mistakes}
+	return Package{Seed: seed, Objects: g.objs, Mistakes: g.mistakes, Drawn: g.drawn}
 }
 
 var kindOrder = map[string]int{"BindCluster": 0, "BindTSIGKey": 1, "BindACL": 2, "BindDNSSECPolicy": 3, "BindView": 4, "BindZone": 5, "BindCatalogZone": 6, "BindPolicy": 7, "DNSRecord": 8}

@@ -102,3 +102,99 @@ func walkFields(prefix string, v any, seen map[string]bool) {
 		}
 	}
 }
+
+// TestLimitCoverage: over a thousand seeds every limit draw (each value
+// at and just past a limit, each duration relation, each collision of the
+// shared name pool) is drawn at least once, and applies.
+func TestLimitCoverage(t *testing.T) {
+	seen := map[string]int{}
+	for seed := uint64(0); seed < 1000; seed++ {
+		for _, d := range Generate(seed, Options{MistakeRate: 0.3, LimitRate: 0.5}).Drawn {
+			seen[d]++
+		}
+	}
+	var missing []string
+	for _, tag := range LimitTags() {
+		if seen[tag] == 0 {
+			missing = append(missing, tag)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("never drawn in 1000 seeds:\n%s", strings.Join(missing, "\n"))
+	}
+	t.Logf("%d limit draws, %d drawn", len(LimitTags()), len(seen))
+}
+
+// TestDynamicCoverage: over a few hundred seeds the dynamic cases hold
+// every TSIG algorithm, views, a child zone, a delegation with glue and DS,
+// wildcards, DNSRecords added, changed and removed, and every record type
+// but those fn-validate refuses outright (dynNoForm).
+func TestDynamicCoverage(t *testing.T) {
+	seen := map[string]bool{}
+	for seed := uint64(0); seed < 300; seed++ {
+		dc := GenerateDynamic(seed)
+		for _, e := range dc.Edits {
+			for _, x := range e {
+				seen["edit "+strings.Fields(x)[0]] = true
+			}
+		}
+		for _, p := range dc.Steps {
+			for _, o := range p.Objects {
+				switch o.Kind {
+				case "BindTSIGKey":
+					seen["alg "+o.Spec["algorithm"].(string)] = true
+				case "BindView":
+					seen["views"] = true
+				case "BindZone":
+					if strings.HasPrefix(o.Spec["zoneName"].(string), "child.") {
+						seen["child zone"] = true
+					}
+					recs, _ := o.Spec["records"].([]any)
+					for _, r := range recs {
+						dynSeen(seen, r.(map[string]any))
+					}
+				case "DNSRecord":
+					dynSeen(seen, o.Spec)
+				}
+			}
+		}
+	}
+	want := []string{"views", "child zone", "rrset of 100", "long name", "delegation glue", "delegation DS", "wildcard", "edit add", "edit change", "edit ttl", "edit remove"}
+	for _, a := range tsigAlgs {
+		want = append(want, "alg "+a)
+	}
+	for _, ty := range zoneTypes() {
+		if !dynNoForm[ty] {
+			want = append(want, "type "+ty)
+		}
+	}
+	var missing []string
+	for _, w := range want {
+		if !seen[w] {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("never in 300 dynamic cases:\n%s", strings.Join(missing, "\n"))
+	}
+}
+
+func dynSeen(seen map[string]bool, r map[string]any) {
+	name, _ := r["name"].(string)
+	if v, _ := r["values"].([]any); len(v) == 100 {
+		seen["rrset of 100"] = true
+	}
+	if len(name) > 150 {
+		seen["long name"] = true
+	}
+	seen["type "+r["type"].(string)] = true
+	if strings.HasPrefix(name, "*") {
+		seen["wildcard"] = true
+	}
+	if strings.HasPrefix(name, "ns1.deleg") {
+		seen["delegation glue"] = true
+	}
+	if name == "deleg" && r["type"] == "DS" {
+		seen["delegation DS"] = true
+	}
+}

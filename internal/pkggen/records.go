@@ -61,6 +61,8 @@ func (g *gen) recordValue(t, zone string) (string, bool) {
 		return fmt.Sprintf("%d 13 2 %s", r.IntN(65536), hexs(32)), true
 	case "DNSKEY", "CDNSKEY", "KEY":
 		return "257 3 13 " + b64(64), true
+	case "RKEY": // flags 0 only (BIND's key_25.c)
+		return "0 3 13 " + b64(64), true
 	case "EUI48":
 		return "00-00-5e-00-53-2a", true
 	case "EUI64":

@@ -88,6 +88,12 @@ func checkForm(rr dns.RR) error {
 		if _, err := base64.StdEncoding.Strict().DecodeString(r.Digest); err != nil || r.Digest == "" {
 			return fmt.Errorf("the DHCID data %q is not base64: BIND refuses the record", r.Digest)
 		}
+	case *dns.RKEY:
+		// key_25.c: an RKEY's flags are 0 (found by the agent
+		// differential's generator: "257 3 13 ..." is FORMERR).
+		if r.Flags != 0 {
+			return fmt.Errorf("an RKEY's flags field is 0, not %d: BIND refuses the record (\"FORMERR\"); write %q", r.Flags, fmt.Sprintf("0 %d %d %s", r.Protocol, r.Algorithm, r.PublicKey))
+		}
 	case *dns.AMTRELAY:
 		if t := r.GatewayType &^ 0x80; t > 3 {
 			return fmt.Errorf("AMTRELAY relay type %d is not one of 0 (none), 1 (IPv4), 2 (IPv6), 3 (name): BIND refuses the record", t)

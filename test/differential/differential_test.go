@@ -27,6 +27,7 @@ const (
 	envSeed     = "BINDFN_DIFF_SEED"        // first seed (default 1); package i has seed+i
 	envPar      = "BINDFN_DIFF_PAR"         // packages checked at once (default 2)
 	envMistakes = "BINDFN_DIFF_MISTAKES"    // share of packages with one mistake (default 0.3)
+	envLimits   = "BINDFN_DIFF_LIMITS"      // share of packages with one limit draw (default 0.3)
 	envShrink   = "BINDFN_DIFF_SHRINK"      // directory: shrink every new divergence into it
 	envLog      = "BINDFN_DIFF_LOG"         // file: one line per package
 	envNoNamed  = "BINDFN_DIFF_NO_NAMED"    // 1: skip starting named (checkconf/checkzone only)
@@ -44,6 +45,19 @@ func envInt(t *testing.T, name string, def int) int {
 		t.Fatalf("%s=%q: %v", name, s, err)
 	}
 	return n
+}
+
+// envRate is a probability from the environment.
+func envRate(t *testing.T, name string, def float64) float64 {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f > 1 {
+		t.Fatalf("%s=%q: want a probability 0..1", name, s)
+	}
+	return f
 }
 
 // Case is a kept divergence: testdata/divergences/<name>/{input.yaml,expect.yaml}.
@@ -204,14 +218,7 @@ func TestRandomPackages(t *testing.T) {
 	n := envInt(t, envN, 24)
 	seed := uint64(envInt(t, envSeed, 1))
 	par := max(1, envInt(t, envPar, 2))
-	rate := 0.3
-	if s := os.Getenv(envMistakes); s != "" {
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			t.Fatalf("%s: %v", envMistakes, err)
-		}
-		rate = f
-	}
+	rate, limits := envRate(t, envMistakes, 0.3), envRate(t, envLimits, 0.3)
 	opt := Options{Named: os.Getenv(envNoNamed) != "1", Transfer: os.Getenv(envNoXfer) != "1", Bypass: true}
 	var logf *os.File
 	if p := os.Getenv(envLog); p != "" {
@@ -241,7 +248,7 @@ func TestRandomPackages(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for s := range jobs {
-				p := pkggen.Generate(s, pkggen.Options{MistakeRate: rate})
+				p := pkggen.Generate(s, pkggen.Options{MistakeRate: rate, LimitRate: limits})
 				v := Check(t, p.Items(), opt)
 				results <- outcome{seed: s, pkg: p, v: v, d: Classify(p.Mistakes, v)}
 			}
@@ -282,7 +289,7 @@ func TestRandomPackages(t *testing.T) {
 				unasked++
 			}
 		}
-		line := fmt.Sprintf("seed=%d mistakes=%v accepted=%v bind_failures=%d", o.seed, o.pkg.Mistakes, o.v.Accepted, len(o.v.BIND))
+		line := fmt.Sprintf("seed=%d mistakes=%v drawn=%v accepted=%v bind_failures=%d", o.seed, o.pkg.Mistakes, o.pkg.Drawn, o.v.Accepted, len(o.v.BIND))
 		if o.d != nil {
 			divergent++
 			sig := o.d.Signature()
@@ -357,4 +364,32 @@ func writeShrunk(t *testing.T, dir string, o outcome) {
 		t.Fatal(err)
 	}
 	t.Logf("shrunk seed %d to %d objects in %d evaluations: %s", o.seed, len(p.Objects), evals, out)
+}
+
+// TestLimitDraws asks BIND about every limit draw of the generator
+// (pkggen.LimitTags) on a small clean package: a value at a limit, or
+// durations on the allowed side of a relation, must be accepted and load;
+// one just past must be refused by fn-validate and by BIND (or be a
+// refusal docs/validation.md documents). The random run draws the same
+// values inside larger packages.
+func TestLimitDraws(t *testing.T) {
+	requirements(t)
+	for _, tag := range pkggen.LimitTags() {
+		t.Run(tag, func(t *testing.T) {
+			p, ok := pkggen.LimitCase(tag)
+			if !ok {
+				t.Fatalf("the limit draw %s does not apply to the clean package", tag)
+			}
+			v := Check(t, p.Items(), Options{Named: true, Bypass: true})
+			if d := Classify(p.Mistakes, v); d != nil {
+				t.Errorf("divergence: %s\n%s\n%s", d.Signature(), d.Detail, p.YAML())
+			}
+			if len(p.Mistakes) == 0 && !v.Accepted {
+				t.Errorf("at the limit, fn-validate refuses: %s", strings.Join(v.Errors, "; "))
+			}
+			if len(p.Mistakes) > 0 && v.Accepted {
+				t.Errorf("past the limit, fn-validate accepts (BIND: %s)", failures(v))
+			}
+		})
+	}
 }

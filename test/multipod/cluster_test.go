@@ -76,6 +76,21 @@ type Rendered struct {
 
 func renderInputs(t testing.TB, in Inputs, prev *Rendered) *Rendered {
 	t.Helper()
+	// Deterministic key material: every render of the package has the
+	// same keys even without a previous output.
+	objs, rs := pipeline.Run(pipeline.Input{Items: in, Previous: prevObjects(prev)}, render.Options{Rand: &testutil.DetRand{}})
+	if rs.HasErrors() {
+		for _, r := range rs {
+			t.Log(r)
+		}
+		t.Fatal("render failed")
+	}
+	return &Rendered{Objs: objs, Clusters: testutil.Clusters(t, objs)}
+}
+
+// prevObjects are a render's Secrets and ConfigMaps as the next render's
+// previous output (nil for none).
+func prevObjects(prev *Rendered) []prior.Object {
 	var prevObjs []prior.Object
 	if prev != nil {
 		for _, o := range prev.Objs {
@@ -95,16 +110,7 @@ func renderInputs(t testing.TB, in Inputs, prev *Rendered) *Rendered {
 			}
 		}
 	}
-	// Deterministic key material: every render of the package has the
-	// same keys even without a previous output.
-	objs, rs := pipeline.Run(pipeline.Input{Items: in, Previous: prevObjs}, render.Options{Rand: &testutil.DetRand{}})
-	if rs.HasErrors() {
-		for _, r := range rs {
-			t.Log(r)
-		}
-		t.Fatal("render failed")
-	}
-	return &Rendered{Objs: objs, Clusters: testutil.Clusters(t, objs)}
+	return prevObjs
 }
 
 // Pod is one StatefulSet pod: its network namespace, its file tree (the
@@ -150,6 +156,9 @@ type podPlan struct {
 	// Net, when set, makes each pod's network namespace instead of the
 	// lab bridge (a cluster on a network of its own, multicluster_test.go).
 	Net func(name, ip string, extra ...string) *Netns
+	// AgentArgs are appended to every pod's agent command (the agent
+	// differential's shorter converge interval).
+	AgentArgs []string
 }
 
 // startCluster lays out and starts every pod of the rendered cluster.
@@ -201,6 +210,7 @@ func (l *Lab) startCluster(r *Rendered, name string, plan podPlan) *Cluster {
 			t.Fatal(err)
 		}
 		p.argv, p.env = containerCommand(t, rc, p.Name)
+		p.argv = append(p.argv, plan.AgentArgs...)
 		p.start()
 	}
 	t.Cleanup(func() {
@@ -382,8 +392,9 @@ func (p *Pod) AgentURL(path string) string {
 
 // AgentStatus is the part of /status the tests read.
 type AgentStatus struct {
-	Role              string `json:"role"`
-	AppliedConfigHash string `json:"appliedConfigHash"`
+	Role              string     `json:"role"`
+	AppliedConfigHash string     `json:"appliedConfigHash"`
+	LastApply         *time.Time `json:"lastApply"`
 	Peers             []struct {
 		List string   `json:"list"`
 		IPs  []string `json:"ips"`
@@ -401,6 +412,7 @@ type AgentStatus struct {
 		Messages, Transfers         int
 		Seconds                     float64
 		Error                       string
+		Time                        time.Time
 	} `json:"lastConvergence"`
 }
 
