@@ -51,6 +51,8 @@ func TestRecordForms(t *testing.T) {
 			raw: `x 300 IN ISDN "a" "b" "c"`, field: "spec.records[0].values[0]"},
 		"x25 quoted": {reason: "BIND reads a quoted X25 address; written unquoted for miekg/dns", rrsets: recs(inline(0, "x", "X25", `"311061700956"`)),
 			raw: `x 300 IN X25 "311061700956"`},
+		"apl empty": {reason: "an APL of no items is one RR (RFC 3123 §4), as ISC's acl system test writes it", rrsets: recs(inline(0, "x", "APL", "")),
+			raw: "x 300 IN APL"},
 		"apl host bits": {reason: "BIND loads an APL prefix with host bits, which miekg/dns cannot hold: refused with the network address as the fix (documented)", rrsets: recs(inline(0, "x", "APL", "1:192.0.2.1/24")),
 			raw: "x 300 IN APL 1:192.0.2.1/24", field: "spec.records[0].values[0]", bindLoads: true},
 		"naptr bad regexp": {reason: "a NAPTR regexp is delim-regexp-delim-replacement-delim (naptr_35.c)", rrsets: recs(inline(0, "x", "NAPTR", `100 10 "u" "E2U+sip" "x" .`)),
