@@ -631,13 +631,21 @@ func renderedZone(root string, dz layout.DynamicZone) ([]dns.RR, error) {
 	if dz.Source == "" {
 		text = []byte("$ORIGIN " + dns.Fqdn(dz.Zone) + "\n" + strings.Join(dz.Records, "\n") + "\n")
 	} else {
-		b, err := os.ReadFile(filepath.Join(root, dz.Source))
+		// The render's files as the kubelet mounts them (the agent lays
+		// its own copy at layout.ZonesDir from the API server or this mount).
+		mounted := func(p string) string {
+			if rest, ok := strings.CutPrefix(p, layout.ZonesDir+"/"); ok {
+				p = layout.MountedZonesDir + "/" + rest
+			}
+			return filepath.Join(root, p)
+		}
+		b, err := os.ReadFile(mounted(dz.Source))
 		if err != nil {
 			return nil, err
 		}
 		for _, l := range strings.SplitAfter(string(b), "\n") {
 			if p, ok := strings.CutPrefix(strings.TrimSpace(l), "$INCLUDE "); ok {
-				inc, err := os.ReadFile(filepath.Join(root, strings.Trim(p, `"`)))
+				inc, err := os.ReadFile(mounted(strings.Trim(p, `"`)))
 				if err != nil {
 					return nil, err
 				}
