@@ -347,20 +347,7 @@ func tryRender(t *testing.T, items []model.Item, prev *Rendered) (*Rendered, str
 // readyAll waits for every pod's /readyz, as an error.
 func readyAll(c *Cluster) error {
 	for _, p := range c.Pods {
-		err := eventually(hang, 50*time.Millisecond, func() error {
-			if p.proc.exited() {
-				return fmt.Errorf("exited: %v", p.proc.err)
-			}
-			code, b, err := httpGet(p.AgentURL("/readyz"))
-			if err != nil {
-				return err
-			}
-			if code != 200 {
-				return fmt.Errorf("readyz %d: %s", code, b)
-			}
-			return nil
-		})
-		if err != nil {
+		if err := p.readyErr(hang); err != nil {
 			return fmt.Errorf("pod %s never ready: %v\n%s", p.Name, err, p.Log.tail(30))
 		}
 	}

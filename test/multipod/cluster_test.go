@@ -440,10 +440,9 @@ func (c *Cluster) waitReady(timeout time.Duration) {
 	}
 }
 
-func (p *Pod) waitReady(timeout time.Duration) {
-	t := p.lab.t
-	t.Helper()
-	err := eventually(timeout, 50*time.Millisecond, func() error {
+// readyErr waits up to timeout for the pod's /readyz, as an error.
+func (p *Pod) readyErr(timeout time.Duration) error {
+	return eventually(timeout, 50*time.Millisecond, func() error {
 		if p.proc.exited() {
 			return fmt.Errorf("exited: %v", p.proc.err)
 		}
@@ -456,7 +455,12 @@ func (p *Pod) waitReady(timeout time.Duration) {
 		}
 		return nil
 	})
-	if err != nil {
+}
+
+func (p *Pod) waitReady(timeout time.Duration) {
+	t := p.lab.t
+	t.Helper()
+	if err := p.readyErr(timeout); err != nil {
 		t.Fatalf("pod %s not ready: %v\n%s", p.Name, err, p.Log.tail(60))
 	}
 }

@@ -40,16 +40,23 @@ func scenarioNotify(t *testing.T, c *Cluster) {
 	if _, err := notify(sec.Net.IP, labClient, "example.com"); err != nil {
 		t.Logf("unsigned NOTIFY: %v (named may not answer a refused one)", err)
 	}
+	t.Logf("%s: %s", sec.Name, expectRefusedNotify(t, sec))
+}
+
+// expectRefusedNotify waits for p to log that it refused the lab client's
+// unsigned NOTIFY, and returns the line.
+func expectRefusedNotify(t *testing.T, p *Pod) string {
+	t.Helper()
 	want := "refused notify from non-primary: " + labClient
 	if err := eventually(hang, 50*time.Millisecond, func() error {
-		if !strings.Contains(sec.Log.String(), want) {
-			return fmt.Errorf("no %q in the log of %s", want, sec.Name)
+		if !strings.Contains(p.Log.String(), want) {
+			return fmt.Errorf("no %q in the log of %s", want, p.Name)
 		}
 		return nil
 	}); err != nil {
 		t.Error(err)
 	}
-	t.Logf("%s: %s", sec.Name, grep(sec.Log.String(), want))
+	return grep(p.Log.String(), want)
 }
 
 // checkNoRefusedNotify: every "refused notify" line is the test's own rogue one.
