@@ -354,8 +354,25 @@ func waitPodsReady(t *testing.T, ctx context.Context, ns, selector string, n int
 		}
 		time.Sleep(time.Second)
 	}
-	t.Fatalf("pods %s in %s not Ready after %s: %s", selector, ns, timeout, last)
+	t.Fatalf("pods %s in %s not Ready after %s: %s%s", selector, ns, timeout, last, warnings(ctx, ns))
 	return nil
+}
+
+// warnings is the namespace's last Warning events (a controller that cannot
+// create a pod says why only there), for a failure message.
+func warnings(ctx context.Context, ns string) string {
+	l, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "type=Warning"})
+	if err != nil {
+		return "\nevents: " + err.Error()
+	}
+	var b strings.Builder
+	for _, e := range l.Items[max(0, len(l.Items)-10):] {
+		fmt.Fprintf(&b, "\n  %s %s/%s %s (%dx): %s", e.LastTimestamp.UTC().Format(time.TimeOnly), e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Count, e.Message)
+	}
+	if b.Len() == 0 {
+		return "\nno Warning events in " + ns
+	}
+	return "\nthe last Warning events in " + ns + ":" + b.String()
 }
 
 // TestPodRuns: the kubelet runs a pod from a locally imported image, with

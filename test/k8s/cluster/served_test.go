@@ -26,8 +26,10 @@ const serveIP = "10.96.53.53"
 
 // queryLoop asks the serve Service for www.example.com, one query after
 // another, until stop is called; it returns how many it sent and the
-// failures (no answer, or not the example's address), each described.
-func queryLoop() (stop func() (int, []string)) {
+// failures (no answer, or not the example's address), each described by
+// the response's header and answer and, when podIPs are given, what each
+// pod answered to the same question right after.
+func queryLoop(podIPs ...string) (stop func() (int, []string)) {
 	var n atomic.Int64
 	var mu sync.Mutex
 	var failed []string
@@ -41,11 +43,17 @@ func queryLoop() (stop func() (int, []string)) {
 				return
 			default:
 			}
-			got, err := dig("@"+serveIP, "www.example.com", "A")
+			status, answer, err := digStatus("@"+serveIP, "www.example.com", "A")
 			n.Add(1)
-			if err != nil || !strings.Contains(got, "198.51.100.10") {
+			if err != nil || status != "NOERROR" || !strings.Contains(answer, "198.51.100.10") {
+				at := time.Now().UTC().Format("15:04:05.000")
+				var pods []string
+				for _, ip := range podIPs {
+					s, a, err := digStatus("@"+ip, "www.example.com", "A")
+					pods = append(pods, fmt.Sprintf("%s %s %q %v", ip, s, a, err))
+				}
 				mu.Lock()
-				failed = append(failed, fmt.Sprintf("%s: %q %v", time.Now().UTC().Format("15:04:05.000"), got, err))
+				failed = append(failed, fmt.Sprintf("%s: %s %q %v (then each pod: %s)", at, status, answer, err, strings.Join(pods, ", ")))
 				mu.Unlock()
 			}
 			time.Sleep(20 * time.Millisecond)
@@ -58,6 +66,24 @@ func queryLoop() (stop func() (int, []string)) {
 		defer mu.Unlock()
 		return int(n.Load()), failed
 	}
+}
+
+// digStatus asks one question with dig and returns the response's status
+// (NOERROR, SERVFAIL, …; "" when none came) and its answer section.
+func digStatus(args ...string) (status, answer string, err error) {
+	out, err := exec.Command("dig", append([]string{"+time=2", "+tries=1", "+noall", "+comments", "+answer"}, args...)...).CombinedOutput()
+	var ans []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if _, rest, ok := strings.Cut(l, "status: "); ok {
+			status, _, _ = strings.Cut(rest, ",")
+		} else if l != "" && !strings.HasPrefix(l, ";") {
+			ans = append(ans, strings.Join(strings.Fields(l), " "))
+		}
+	}
+	if status == "" && err == nil {
+		err = fmt.Errorf("no response: %s", strings.TrimSpace(string(out)))
+	}
+	return status, strings.Join(ans, "; "), err
 }
 
 // servedEverywhere waits until every pod answers name with want, and
@@ -173,7 +199,11 @@ func mergeToServed(t *testing.T, ctx context.Context, pkg string, n int) {
 			}
 		}
 	}
-	stop := queryLoop()
+	var ips []string
+	for _, p := range pods {
+		ips = append(ips, p.Status.PodIP)
+	}
+	stop := queryLoop(ips...)
 	appendTo := func(file, anchor, add string) {
 		p := filepath.Join(pkg, file)
 		b, err := os.ReadFile(p)
