@@ -1,0 +1,272 @@
+package multipod
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/miekg/dns"
+)
+
+// servedChanges is how many changes of each kind TestServedThroughChanges
+// makes (issue 21: p50/p95 over at least 20); BINDFN_SERVED_CHANGES asks
+// for more (a longer hunt for a rare failure).
+func servedChanges(t *testing.T) int {
+	n := 20
+	if v := os.Getenv("BINDFN_SERVED_CHANGES"); v != "" {
+		m, err := strconv.Atoi(v)
+		if err != nil || m < n {
+			t.Fatalf("BINDFN_SERVED_CHANGES=%q: want a number of at least %d", v, n)
+		}
+		n = m
+	}
+	return n
+}
+
+// TestServedThroughChanges (issue 21): examples/authoritative (views, a
+// catalog of the external view's zones on the secondaries, a dynamic zone)
+// is changed servedChanges times by a record added to the static zone
+// example.com and servedChanges times by a new DNSRecord of the dynamic
+// zone, each a new render swapped onto every pod the way the agent lays its
+// ConfigMaps. A query loop asks every pod directly throughout; every
+// response must be the answer the pod gave before the changes (rcode and
+// records), and no process may restart. The time from the swap to the new
+// record answered by every pod is reported (BENCHMARKS.md), not asserted.
+func TestServedThroughChanges(t *testing.T) {
+	agentBin := requirements(t)
+	if !ownLab(t) {
+		return
+	}
+	lab := newLab(t, filepath.Dir(agentBin))
+	in := authInputs(t)
+	r := renderInputs(t, in, nil)
+	c := lab.startCluster(r, "auth", podPlan{IP: authIP, PrimarySvc: authPrimarySvc, Extra: map[int][]string{1: {authServeVIP}}})
+	c.waitReady(hang)
+	pids := c.pids()
+	loop := startServedLoop(t, c.Pods)
+
+	zone := func(i int) (Inputs, string, string) {
+		name, ip := fmt.Sprintf("z%d", i), fmt.Sprintf("203.0.113.%d", 1+i%250)
+		return in.Edit(t, "BindZone", "example-com", func(obj map[string]any) {
+			recs := spec(obj)["records"].([]any)
+			spec(obj)["records"] = append(recs, map[string]any{"name": name, "type": "A", "values": []any{ip}})
+		}), name + ".example.com", ip
+	}
+	record := func(i int) (Inputs, string, string) {
+		name, ip := fmt.Sprintf("r%d", i), fmt.Sprintf("198.51.100.%d", 1+i%250)
+		return in.Add(t, fmt.Sprintf(`
+apiVersion: bind.unkin.net/v1alpha1
+kind: DNSRecord
+metadata: {name: %s, namespace: dns}
+spec:
+  zoneRef: apps-example-com
+  name: %s
+  type: A
+  values: [%q]
+`, name, name, ip)), name + ".apps.example.com", ip
+	}
+	var zoneTimes, recTimes propagation
+	zoneTimes.label, recTimes.label = "static-zone record (zones ConfigMap)", "DNSRecord (dynamic zone)"
+	zoneTimes.secs, recTimes.secs = len(c.Pods)-1, len(c.Pods)-1
+	// What each pod's named was asked over rndc in a phase: a static zone's
+	// record is reloaded on the pod that loads it from the mount (the
+	// primary) alone, and a DNSRecord asks named for nothing (the agent
+	// converges it by UPDATE).
+	wantRNDC := map[*propagation][]string{
+		&zoneTimes: {"reload example.com IN external"},
+		&recTimes:  nil,
+	}
+	for _, ph := range []struct {
+		res  *propagation
+		next func(int) (Inputs, string, string)
+	}{{&zoneTimes, zone}, {&recTimes, record}} {
+		marks := logMarks(c.Pods)
+		for i := range servedChanges(t) {
+			var name, ip string
+			in, name, ip = ph.next(i)
+			next := renderInputs(t, in, r)
+			d, err := c.swapUntilServed(next, name, ip)
+			if err != nil {
+				t.Fatalf("%s %d: %v", ph.res.label, i, err)
+			}
+			ph.res.times = append(ph.res.times, d)
+			r = next
+		}
+		for i, p := range c.Pods {
+			var want []string
+			if i == 0 {
+				want = wantRNDC[ph.res]
+			}
+			if diff := cmp.Diff(want, rndcCommands(p.Log.String()[marks[i]:])); diff != "" {
+				t.Errorf("%s: %s: named's rndc commands (-want +got):\n%s", ph.res.label, p.Name, diff)
+			}
+		}
+	}
+	time.Sleep(time.Second) // the last change's aftermath, still under the loop
+	total, failures := loop.finish()
+	t.Logf("time from the swap to the record answered by all %d pods (%s):\n%s\n%s", len(c.Pods), lab.release, zoneTimes, recTimes)
+	t.Logf("query loop: %d queries to every pod directly, %d not the expected answer", total, len(failures))
+	if len(failures) > 0 {
+		t.Errorf("%d of %d queries were not answered as before the changes:\n%s", len(failures), total, strings.Join(failures[:min(40, len(failures))], "\n"))
+	}
+	if diff := cmp.Diff(pids, c.pids()); diff != "" {
+		t.Errorf("a process restarted (agent, named PIDs, -before +after):\n%s", diff)
+	}
+	for _, p := range c.Pods {
+		t.Logf("%s: %s", p.Name, applyCounts(p.Log.String()))
+	}
+}
+
+// applyCounts summarises what a pod's agent ran for the changes.
+func applyCounts(log string) string {
+	var parts []string
+	for _, k := range []string{"nothing for named to load", `rndc="reload `, "rndc=reconfig", `rndc="reconfig`, "dynamic zones converged"} {
+		parts = append(parts, fmt.Sprintf("%s ×%d", k, strings.Count(log, k)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// logMarks are the lengths of the pods' logs now.
+func logMarks(pods []*Pod) []int {
+	var out []int
+	for _, p := range pods {
+		out = append(out, len(p.Log.String()))
+	}
+	return out
+}
+
+// rndcCommands are the distinct control channel commands named logged, sorted.
+func rndcCommands(log string) []string {
+	seen := map[string]bool{}
+	for _, l := range strings.Split(log, "\n") {
+		if _, rest, ok := strings.Cut(l, "received control channel command '"); ok {
+			seen[strings.TrimSuffix(rest, "'")] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// swapUntilServed lays r on every pod and waits until every pod answers
+// name A with ip; it returns the time from the swap.
+func (c *Cluster) swapUntilServed(r *Rendered, name, ip string) (time.Duration, error) {
+	var pl tcpPoller
+	defer pl.close()
+	t0 := time.Now()
+	c.swap(r)
+	for _, p := range c.Pods {
+		err := eventually(hang, 5*time.Millisecond, func() error {
+			if pl.has(p.Net.IP, name, dns.TypeA, ip) {
+				return nil
+			}
+			return fmt.Errorf("%s does not answer %s A %s", p.Name, name, ip)
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(t0), nil
+}
+
+// servedLoop queries every pod directly (UDP and TCP, from both views'
+// clients) and keeps every response that differs from the pod's first.
+type servedLoop struct {
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	total    atomic.Int64
+	mu       sync.Mutex
+	failures []string
+}
+
+// servedProbe is one question the loop asks, with the client whose view
+// answers it.
+type servedProbe struct {
+	name  string
+	qtype uint16
+	src   string
+}
+
+var servedProbes = []servedProbe{
+	{"www.example.com", dns.TypeA, labClient},        // external: catalog member on the secondaries
+	{"mail.example.com", dns.TypeA, labClient},       // external, the zone every change edits
+	{"shop.apps.example.com", dns.TypeA, labClient},  // external, the dynamic zone
+	{"www.secure.example.com", dns.TypeA, labClient}, // external, inline-signed
+	{"intranet.example.com", dns.TypeA, officeClient},
+}
+
+// describe is a response as the loop compares it: rcode, flags and every
+// answer RR without its TTL.
+func describe(r *dns.Msg) string {
+	var rrs []string
+	for _, rr := range r.Answer {
+		rr = dns.Copy(rr)
+		rr.Header().Ttl = 0
+		rrs = append(rrs, rr.String())
+	}
+	slices.Sort(rrs)
+	return fmt.Sprintf("%s aa=%v tc=%v [%s]", dns.RcodeToString[r.Rcode], r.Authoritative, r.Truncated, strings.Join(rrs, "; "))
+}
+
+func startServedLoop(t *testing.T, pods []*Pod) *servedLoop {
+	t.Helper()
+	l := &servedLoop{stop: make(chan struct{})}
+	for _, p := range pods {
+		want := map[string]string{}
+		for _, pr := range servedProbes {
+			r, err := query(p.Net.IP, pr.name, pr.qtype, q{src: pr.src, tcp: true})
+			if err != nil {
+				t.Fatalf("%s: %s: %v", p.Name, pr.name, err)
+			}
+			if r.Rcode != dns.RcodeSuccess || len(r.Answer) == 0 {
+				t.Fatalf("%s: %s before the changes: %s", p.Name, pr.name, describe(r))
+			}
+			want[pr.name] = describe(r)
+		}
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-l.stop:
+					return
+				default:
+				}
+				pr := servedProbes[i%len(servedProbes)]
+				tcp := (i/len(servedProbes))%2 == 1
+				r, err := query(p.Net.IP, pr.name, pr.qtype, q{src: pr.src, tcp: tcp, wait: 2 * time.Second})
+				l.total.Add(1)
+				got := ""
+				if err != nil {
+					got = "error " + err.Error()
+				} else {
+					got = describe(r)
+				}
+				if got != want[pr.name] {
+					proto := "udp"
+					if tcp {
+						proto = "tcp"
+					}
+					l.mu.Lock()
+					l.failures = append(l.failures, fmt.Sprintf("%s %s %s %s (%s): %s, want %s", time.Now().Format("15:04:05.000"), p.Name, pr.name, dns.TypeToString[pr.qtype], proto, got, want[pr.name]))
+					l.mu.Unlock()
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+	}
+	return l
+}
+
+func (l *servedLoop) finish() (int64, []string) {
+	close(l.stop)
+	l.wg.Wait()
+	return l.total.Load(), l.failures
+}
