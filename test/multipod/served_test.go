@@ -230,39 +230,60 @@ func startServedLoop(t *testing.T, pods []*Pod) *servedLoop {
 			}
 			want[pr.name] = describe(r)
 		}
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-l.stop:
-					return
-				default:
-				}
-				pr := servedProbes[i%len(servedProbes)]
-				tcp := (i/len(servedProbes))%2 == 1
-				r, err := query(p.Net.IP, pr.name, pr.qtype, q{src: pr.src, tcp: tcp, wait: 2 * time.Second})
-				l.total.Add(1)
-				got := ""
-				if err != nil {
-					got = "error " + err.Error()
-				} else {
-					got = describe(r)
-				}
-				if got != want[pr.name] {
-					proto := "udp"
-					if tcp {
-						proto = "tcp"
-					}
-					l.mu.Lock()
-					l.failures = append(l.failures, fmt.Sprintf("%s %s %s %s (%s): %s, want %s", time.Now().Format("15:04:05.000"), p.Name, pr.name, dns.TypeToString[pr.qtype], proto, got, want[pr.name]))
-					l.mu.Unlock()
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-		}()
+		loops := servedLoops(t)
+		for g := range loops {
+			l.wg.Add(1)
+			go l.ask(p, want, g, loops > 1)
+		}
 	}
 	return l
+}
+
+// servedLoops is how many query loops ask each pod at once (1;
+// BINDFN_SERVED_LOOPS asks for more, a denser hunt).
+func servedLoops(t *testing.T) int {
+	if v := os.Getenv("BINDFN_SERVED_LOOPS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("BINDFN_SERVED_LOOPS=%q: want a positive number", v)
+		}
+		return n
+	}
+	return 1
+}
+
+// ask is one loop of questions to p, starting at probe g, alternating UDP
+// and TCP, or TCP alone (a dense loop: over UDP the example's response rate
+// limit, 20/s per name and client, would drop and truncate answers).
+func (l *servedLoop) ask(p *Pod, want map[string]string, g int, tcpOnly bool) {
+	defer l.wg.Done()
+	for i := g; ; i++ {
+		select {
+		case <-l.stop:
+			return
+		default:
+		}
+		pr := servedProbes[i%len(servedProbes)]
+		tcp := tcpOnly || (i/len(servedProbes))%2 == 1
+		r, err := query(p.Net.IP, pr.name, pr.qtype, q{src: pr.src, tcp: tcp, wait: 2 * time.Second})
+		l.total.Add(1)
+		got := ""
+		if err != nil {
+			got = "error " + err.Error()
+		} else {
+			got = describe(r)
+		}
+		if got != want[pr.name] {
+			proto := "udp"
+			if tcp {
+				proto = "tcp"
+			}
+			l.mu.Lock()
+			l.failures = append(l.failures, fmt.Sprintf("%s %s %s %s (%s): %s, want %s", time.Now().Format("15:04:05.000"), p.Name, pr.name, dns.TypeToString[pr.qtype], proto, got, want[pr.name]))
+			l.mu.Unlock()
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func (l *servedLoop) finish() (int64, []string) {
