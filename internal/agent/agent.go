@@ -43,8 +43,9 @@ type Agent struct {
 	catchUpTimer *time.Timer // guarded by mu
 	catchUpMu    sync.Mutex  // one catchUp at a time
 
-	appliedCfg, appliedZones string // hashes named runs with
-	seenCfg, seenZones       string // hashes last acted upon
+	appliedCfg, appliedZones string   // hashes named runs with
+	appliedSnap              Snapshot // what named read, per file (plan.go)
+	seenCfg, seenZones       string   // hashes last acted upon
 	serversText              string
 	// written are the server lists last written to servers.conf; they are
 	// published in /status only once named has loaded that file (start,

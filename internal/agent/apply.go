@@ -3,7 +3,9 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
@@ -22,41 +24,62 @@ func (a *Agent) fail(stage string, err error) {
 	a.log.Error("change not applied; named keeps serving its current config", "stage", stage, "err", err, "file", es.File, "line", es.Line)
 }
 
-// apply checks the active config and makes named load it: `rndc reconfig`
-// for config changes, `rndc reload` when zone files changed too.
-func (a *Agent) apply(ctx context.Context, reload bool, cfgHash, zonesHash string) bool {
-	if err := RunNamedCheckconf(ctx, a.opt.NamedCheckconf, a.checkTarget()); err != nil {
-		a.fail(stageCheckconf, err)
-		return false
-	}
-	cmd, kind := "reconfig", kindReconfig
-	if reload {
-		cmd, kind = "reload", kindReload
-	}
+// apply makes named load what plan says (plan.go): nothing (a change of
+// the dynamic zones' records only, which converge by UPDATE), or
+// named-checkconf, then `rndc reconfig` when the configuration changed,
+// then `rndc reload ZONE IN VIEW` for each zone whose file changed.
+func (a *Agent) apply(ctx context.Context, plan Plan, snap Snapshot, cfgHash, zonesHash string) bool {
 	start := time.Now()
-	if _, err := a.rndc.Run(ctx, cmd); err != nil {
-		// named refuses a config it cannot load and keeps the old one; the
-		// files may have changed since the check, so locate the problem again.
-		if cerr := RunNamedCheckconf(ctx, a.opt.NamedCheckconf, a.checkTarget()); cerr != nil {
-			a.fail(stageCheckconf, cerr)
-		} else {
-			a.fail(stageRNDC, err)
+	var ran []string
+	if !plan.Empty() {
+		if err := RunNamedCheckconf(ctx, a.opt.NamedCheckconf, a.checkTarget()); err != nil {
+			a.fail(stageCheckconf, err)
+			return false
 		}
-		return false
+		var cmds [][]string
+		if plan.Reconfig {
+			cmds = append(cmds, []string{"reconfig"})
+		}
+		for _, z := range plan.Reload {
+			cmds = append(cmds, reloadArgs(z))
+		}
+		for _, cmd := range cmds {
+			if _, err := a.rndc.Run(ctx, cmd...); err != nil {
+				// named refuses a config it cannot load and keeps the old
+				// one; the files may have changed since the check, so
+				// locate the problem again.
+				if cerr := RunNamedCheckconf(ctx, a.opt.NamedCheckconf, a.checkTarget()); cerr != nil {
+					a.fail(stageCheckconf, cerr)
+				} else {
+					a.fail(stageRNDC, err)
+				}
+				return false
+			}
+			ran = append(ran, strings.Join(cmd, " "))
+		}
 	}
-	// named took the (possibly new) rndc key in: the client follows.
-	if err := WriteRNDCClientConf(a.rndc.Conf, filepath.Join(a.opt.RunDir, layout.RNDCKeyFile), a.opt.RNDCServer, a.opt.RNDCPort); err != nil {
-		a.log.Warn("cannot refresh rndc client key", "err", err)
+	if plan.Reconfig {
+		// named took the (possibly new) rndc key in: the client follows.
+		if err := WriteRNDCClientConf(a.rndc.Conf, filepath.Join(a.opt.RunDir, layout.RNDCKeyFile), a.opt.RNDCServer, a.opt.RNDCPort); err != nil {
+			a.log.Warn("cannot refresh rndc client key", "err", err)
+		}
+		// named read servers.conf as written: its NOTIFYs follow these lists.
+		a.publishPeers()
+		if a.role != RolePrimary {
+			a.scheduleCatchUp(ctx)
+		}
 	}
-	// named read servers.conf as written: its NOTIFYs follow these lists.
-	a.publishPeers()
-	a.kickReadiness()
-	if a.role != RolePrimary {
-		a.scheduleCatchUp(ctx)
+	if !plan.Empty() {
+		a.kickReadiness()
 	}
 	now := time.Now().UTC()
-	a.appliedCfg, a.appliedZones = cfgHash, zonesHash
-	a.state.metrics.Reloads.WithLabelValues(kind).Inc()
+	a.appliedCfg, a.appliedZones, a.appliedSnap = cfgHash, zonesHash, snap
+	if plan.Reconfig {
+		a.state.metrics.Reloads.WithLabelValues(kindReconfig).Inc()
+	}
+	if len(plan.Reload) > 0 {
+		a.state.metrics.Reloads.WithLabelValues(kindReload).Inc()
+	}
 	a.state.metrics.ConfigError.Set(0)
 	a.state.metrics.LastApply.Set(float64(now.Unix()))
 	a.state.Update(func(s *Status) {
@@ -64,7 +87,11 @@ func (a *Agent) apply(ctx context.Context, reload bool, cfgHash, zonesHash strin
 		s.LastApply = &now
 		s.LastError = nil
 	})
-	a.log.Info("applied change", "rndc", cmd, "took", time.Since(start).Round(time.Millisecond))
+	if plan.Empty() {
+		a.log.Info("applied change: nothing for named to load", "took", time.Since(start).Round(time.Millisecond))
+	} else {
+		a.log.Info("applied change", "rndc", strings.Join(ran, "; "), "took", time.Since(start).Round(time.Millisecond))
+	}
 	return true
 }
 
@@ -72,9 +99,10 @@ func (a *Agent) apply(ctx context.Context, reload bool, cfgHash, zonesHash strin
 func (a *Agent) onChange(ctx context.Context, cfgHash, zonesHash string) bool {
 	a.seenCfg, a.seenZones = cfgHash, zonesHash
 	cfgChanged := cfgHash != a.appliedCfg
+	cfg := a.config()
 	if cfgChanged {
-		cfg, err := LoadConfig(a.opt.ConfigFile)
-		if err != nil {
+		var err error
+		if cfg, err = LoadConfig(a.opt.ConfigFile); err != nil {
 			a.fail(stagePrepare, err)
 			return false
 		}
@@ -89,12 +117,21 @@ func (a *Agent) onChange(ctx context.Context, cfgHash, zonesHash string) bool {
 		a.mu.Lock()
 		a.cfg = cfg
 		a.mu.Unlock()
-	} else if err := a.refreshSeeds(a.config()); err != nil {
+	} else if err := a.refreshSeeds(cfg); err != nil {
 		a.fail(stagePrepare, err)
 		return false
 	}
-	a.log.Info("mounted files changed", "config", cfgChanged, "zones", zonesHash != a.appliedZones)
-	return a.apply(ctx, zonesHash != a.appliedZones, cfgHash, zonesHash)
+	snap, err := a.snapshot(cfg)
+	if err != nil {
+		a.fail(stagePrepare, err)
+		return false
+	}
+	plan := PlanChange(a.appliedSnap, snap)
+	if a.peersPending { // servers.conf holds lists named has not loaded
+		plan.Reconfig = true
+	}
+	a.log.Info("mounted files changed", "config", cfgChanged, "zones", zonesHash != a.appliedZones, "reconfig", plan.Reconfig, "reload", fmt.Sprint(plan.Reload))
+	return a.apply(ctx, plan, snap, cfgHash, zonesHash)
 }
 
 // converge runs one dynamic-zone pass; it reports success.
@@ -121,4 +158,17 @@ func (a *Agent) converge(ctx context.Context) bool {
 	a.state.metrics.ConvergenceSeconds.Set(d.Seconds())
 	a.state.Update(func(s *Status) { s.LastConvergence = c })
 	return err == nil
+}
+
+// reapply applies, with a reconfig, what named has not loaded yet: server
+// lists written since (new peer addresses), or a change whose apply failed.
+func (a *Agent) reapply(ctx context.Context) bool {
+	snap, err := a.snapshot(a.config())
+	if err != nil {
+		a.fail(stagePrepare, err)
+		return false
+	}
+	plan := PlanChange(a.appliedSnap, snap)
+	plan.Reconfig = true
+	return a.apply(ctx, plan, snap, a.seenCfg, a.seenZones)
 }

@@ -24,21 +24,7 @@ func (a *Agent) catchUp(ctx context.Context) {
 	}
 	cfg := a.config()
 	keys, _ := LoadViewKeys(cfg.Views)
-	a.mu.Lock()
-	applied := a.applied
-	a.mu.Unlock()
-	primaries := map[string]string{} // view -> primary address
-	for _, v := range cfg.Views {
-		for _, p := range applied {
-			if p.Name == layout.PrimaryListName(v.View) && len(p.IPs) > 0 {
-				port := p.Port
-				if port == 0 {
-					port = 53
-				}
-				primaries[v.View] = net.JoinHostPort(p.IPs[0].String(), strconv.Itoa(port))
-			}
-		}
-	}
+	primaries := a.primaryAddrs(cfg)
 	for _, z := range cfg.SecondaryZones {
 		k, ok := keys[z.View]
 		paddr, pok := primaries[z.View]
@@ -82,4 +68,67 @@ func (a *Agent) scheduleCatchUp(ctx context.Context) {
 			a.catchUp(ctx)
 		}
 	})
+}
+
+// primaryAddrs is the first primary address of each view, from the lists
+// named runs with.
+func (a *Agent) primaryAddrs(cfg *layout.AgentConfigDoc) map[string]string {
+	a.mu.Lock()
+	applied := a.applied
+	a.mu.Unlock()
+	primaries := map[string]string{} // view -> primary address
+	for _, v := range cfg.Views {
+		for _, p := range applied {
+			if p.Name == layout.PrimaryListName(v.View) && len(p.IPs) > 0 {
+				port := p.Port
+				if port == 0 {
+					port = 53
+				}
+				primaries[v.View] = net.JoinHostPort(p.IPs[0].String(), strconv.Itoa(port))
+			}
+		}
+	}
+	return primaries
+}
+
+// refreshEvery spaces the agent's refreshes of one zone that is not loaded.
+const refreshEvery = 5 * time.Second
+
+// refreshUnloaded runs on a secondary while zones are not loaded: each one
+// the primary answers for now (its SOA, signed with the view's key) gets
+// `rndc refresh`, at most once per refreshEvery (tried holds the last
+// times). BIND retries a secondary zone that never loaded on its own
+// backoff, 50–100 s after a refused first refresh. On the kubelet that is
+// the start-up race: every pod starts at once, a secondary asks the primary
+// Service for the catalog before the primary is Ready (a Service without a
+// ready endpoint rejects), and the primary's start-up NOTIFYs went out
+// before the secondary listened, so nothing else asks again.
+func (a *Agent) refreshUnloaded(ctx context.Context, zones []layout.ZoneRef, tried map[layout.ZoneRef]time.Time) {
+	if a.role == RolePrimary || len(zones) == 0 {
+		return
+	}
+	cfg := a.config()
+	keys, _ := LoadViewKeys(cfg.Views)
+	primaries := a.primaryAddrs(cfg)
+	for _, z := range zones {
+		k, ok := keys[z.View]
+		paddr, pok := primaries[z.View]
+		if !ok || !pok || time.Since(tried[z]) < refreshEvery {
+			continue
+		}
+		if _, err := SOASerial(ctx, paddr, z.Zone, &k, time.Second); err != nil {
+			continue // the primary does not answer for it (yet)
+		}
+		tried[z] = time.Now()
+		args := []string{"refresh", z.Zone}
+		if z.View != "" {
+			args = append(args, "IN", z.View)
+		}
+		if _, err := a.rndc.Run(ctx, args...); err != nil {
+			// A catalog member is not a zone yet until the catalog is in.
+			a.log.Debug("cannot refresh zone not loaded", "zone", zoneID(z), "err", err)
+			continue
+		}
+		a.log.Info("zone not loaded while the primary answers for it; refreshing", "zone", zoneID(z), "primary", paddr)
+	}
 }

@@ -213,6 +213,7 @@ func serialBehind(a, b uint32) bool { return a != b && int32(b-a) > 0 }
 func (a *Agent) readiness(ctx context.Context) {
 	var pending []layout.ZoneRef // zones to check on the fast cadence
 	full := true
+	tried := map[layout.ZoneRef]time.Time{} // refreshUnloaded's last refresh per zone
 	var keyErr string
 	for {
 		cfg := a.config()
@@ -240,6 +241,7 @@ func (a *Agent) readiness(ctx context.Context) {
 			return
 		}
 		pending, full = still, false
+		a.refreshUnloaded(ctx, still, tried)
 		ready := len(unready) == 0
 		a.state.Update(func(s *Status) { s.Ready, s.Unready = ready, unready })
 		v := 0.0

@@ -30,7 +30,11 @@ func (a *Agent) Run(ctx context.Context) error {
 		a.fail(stageCheckconf, err)
 		return err
 	}
-	a.appliedCfg, a.appliedZones = cfgHash, zonesHash
+	snap, err := a.snapshot(cfg)
+	if err != nil {
+		return &UsageError{err}
+	}
+	a.appliedCfg, a.appliedZones, a.appliedSnap = cfgHash, zonesHash, snap
 	a.seenCfg, a.seenZones = cfgHash, zonesHash
 	a.publishPeers() // named starts with the lists just written
 	a.state.Update(func(s *Status) { s.AppliedConfigHash = cfgHash[:16] + "/" + zonesHash[:16] })
@@ -172,7 +176,7 @@ func (a *Agent) Run(ctx context.Context) error {
 			// apply failed) is applied now; it is retried every interval.
 			if a.peersPending {
 				before := a.applied
-				if a.apply(ctx, a.seenZones != a.appliedZones, a.seenCfg, a.seenZones) {
+				if a.reapply(ctx) {
 					a.notifyNewPeers(ctx, before)
 				}
 			}
