@@ -24,15 +24,22 @@ import (
 // serveIP is the example's serve Service ClusterIP (examples/authoritative).
 const serveIP = "10.96.53.53"
 
-// queryLoop asks the serve Service for www.example.com, one query after
-// another, until stop is called; it returns how many it sent and the
-// failures (no answer, or not the example's address), each described by
-// the response's header and answer and, when podIPs are given, what each
-// pod answered to the same question right after.
-func queryLoop(podIPs ...string) (stop func() (int, []string)) {
+// queryLoop asks the serve Service for www.example.com (a CNAME to the
+// apex, whose A record the answer carries), one query after another, until
+// stop is called; it returns how many it sent, the failures (no answer, or
+// not the example's address), each described by the response's header and
+// answer and, when podIPs are given, what each pod answered to the same
+// question right after, and the partial answers: NOERROR with the CNAME
+// alone. BIND 9.20 follows a CNAME only in the zone database the query
+// began in, so a query caught across the zone's reload (a static-zone
+// change on the primary) or a secondary's AXFR gets the CNAME without its
+// target (docs/kubelet-sync.md); a resolver then asks for the target itself
+// (RFC 1034 §5.3.3), so no client sees a failure, and it is counted, not
+// failed (test/multipod's TestServedThroughChanges does the same).
+func queryLoop(podIPs ...string) (stop func() (queries int, failed, partial []string)) {
 	var n atomic.Int64
 	var mu sync.Mutex
-	var failed []string
+	var failed, partial []string
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -52,20 +59,32 @@ func queryLoop(podIPs ...string) (stop func() (int, []string)) {
 					s, a, err := digStatus("@"+ip, "www.example.com", "A")
 					pods = append(pods, fmt.Sprintf("%s %s %q %v", ip, s, a, err))
 				}
+				line := fmt.Sprintf("%s: %s %q %v (then each pod: %s)", at, status, answer, err, strings.Join(pods, ", "))
 				mu.Lock()
-				failed = append(failed, fmt.Sprintf("%s: %s %q %v (then each pod: %s)", at, status, answer, err, strings.Join(pods, ", ")))
+				if err == nil && status == "NOERROR" && cnameAlone(answer) {
+					partial = append(partial, line)
+				} else {
+					failed = append(failed, line)
+				}
 				mu.Unlock()
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	return func() (int, []string) {
+	return func() (int, []string, []string) {
 		close(done)
 		<-finished
 		mu.Lock()
 		defer mu.Unlock()
-		return int(n.Load()), failed
+		return int(n.Load()), failed, partial
 	}
+}
+
+// cnameAlone reports an answer section (digStatus's) that is exactly the
+// example's www CNAME to its apex.
+func cnameAlone(answer string) bool {
+	f := strings.Fields(answer)
+	return len(f) == 5 && f[0] == "www.example.com." && f[2] == "IN" && f[3] == "CNAME" && f[4] == "example.com."
 }
 
 // digStatus asks one question with dig and returns the response's status
@@ -267,9 +286,12 @@ spec:
 `, i, i, addr))
 		return fmt.Sprintf("m2s-rec-%d.apps.example.com", i), addr
 	})
-	queries, failed := stop()
+	queries, failed, partial := stop()
 	if len(failed) > 0 {
 		t.Errorf("%d of %d queries through the serve Service failed during the changes: %s", len(failed), queries, strings.Join(failed[:min(10, len(failed))], "; "))
+	}
+	if len(partial) > 0 {
+		t.Logf("%d of %d answers through the serve Service were the CNAME alone (BIND 9.20's chase across a zone swap; a resolver follows it): %s", len(partial), queries, strings.Join(partial[:min(10, len(partial))], "; "))
 	}
 	for _, p := range authPods(t, ctx) {
 		for _, c := range p.Status.ContainerStatuses {
@@ -278,7 +300,7 @@ spec:
 			}
 		}
 	}
-	t.Logf("%d queries through the serve Service (%s) during the changes, %d failed; no container restarted", queries, serveIP, len(failed))
+	t.Logf("%d queries through the serve Service (%s) during the changes, %d failed, %d the CNAME alone; no container restarted", queries, serveIP, len(failed), len(partial))
 }
 
 // logSince is the lines of a kubelet container log (each starts with its
