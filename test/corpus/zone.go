@@ -200,7 +200,11 @@ func ConvertZone(origin, data string) (*Zone, error) {
 	}
 	apex := dns.CanonicalName(dns.Fqdn(origin))
 	var recs []rec
-	var defTTL, lastTTL *uint32
+	// defTTL is $TTL's; soaDef the SOA minimum, which BIND takes as the
+	// default TTL when the SOA has no TTL and no $TTL came before it
+	// (master.c); lastTTL the last explicit TTL (RFC 1035), used only when
+	// neither is known.
+	var defTTL, soaDef, lastTTL *uint32
 	owner := ""
 	for _, l := range lines {
 		t := l.toks
@@ -255,13 +259,16 @@ func ConvertZone(origin, data string) (*Zone, error) {
 			lastTTL = ttl
 		case defTTL != nil:
 			r.ttl = *defTTL
-		case lastTTL != nil:
-			r.ttl = *lastTTL
+		case soaDef != nil:
+			r.ttl = *soaDef
 		case strings.EqualFold(r.typ, "SOA") && len(t) == 8:
-			// BIND: "no TTL specified; using SOA MINTTL instead".
+			// BIND: "no TTL specified; using SOA MINTTL instead", and
+			// the minimum is the default TTL from then on.
 			v, _ := ttlValue(t[7])
 			r.ttl = v
-			lastTTL = &v
+			soaDef = &v
+		case lastTTL != nil:
+			r.ttl = *lastTTL
 		}
 		recs = append(recs, r)
 	}
