@@ -198,7 +198,6 @@ func ConvertZone(origin, data string) (*Zone, error) {
 	if err != nil {
 		return nil, err
 	}
-	apex := dns.CanonicalName(dns.Fqdn(origin))
 	var recs []rec
 	// defTTL is $TTL's; soaDef the SOA minimum, which BIND takes as the
 	// default TTL when the SOA has no TTL and no $TTL came before it
@@ -221,7 +220,10 @@ func ConvertZone(origin, data string) (*Zone, error) {
 				defTTL = &v
 				continue
 			case "$ORIGIN":
-				if len(t) >= 2 && dns.CanonicalName(t[1]) == apex {
+				// The zone's own origin, in the zone name's case: relative
+				// names then read alike (BIND keeps the $ORIGIN's case in
+				// the names it completes, so another case is a dump's job).
+				if len(t) >= 2 && dns.Fqdn(t[1]) == dns.Fqdn(origin) {
 					continue
 				}
 			}

@@ -47,6 +47,11 @@ func TestConvertZone(t *testing.T) {
 				{Name: "d", Type: "TXT", TTL: ttl(1), Values: []string{`"d"`}},
 			},
 		},
+		"origin case": {
+			reason:  "an $ORIGIN of the zone in another case completes relative names in that case (case/ns1/dynamic.db): converted from the dump",
+			data:    "@ 300 SOA ns h 1 2 3 4 5\n$ORIGIN EXAMPLE.\n NS ns1\n",
+			wantErr: ErrInexpressible,
+		},
 		"rrset order": {
 			reason: "one record per name and type, values in the file's order, case-insensitive names",
 			data:   "@ 300 SOA ns h 1 2 3 4 5\nA 300 TXT \"1\"\na 600 TXT \"2\"\n",

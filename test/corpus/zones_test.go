@@ -155,19 +155,45 @@ func convert(t *testing.T, v918 version, file string) (*Zone, error) {
 	return ConvertDump(origin, dump)
 }
 
-// renderedZone is the zone file of the package's one zone.
+// renderedZone is the zone file of the package's one zone, with the parts
+// of a zone the render split across ConfigMaps inlined where its
+// `$INCLUDE <mount path>` lines name them (as the pod's mounts would serve
+// them), so that it loads on its own.
 func renderedZone(t *testing.T, objs []render.Object, origin string) string {
 	t.Helper()
 	name := model.ZoneFileName("db", "", dns.CanonicalName(dns.Fqdn(origin)))
+	data := map[string]string{}
 	for _, c := range testutil.Clusters(t, objs) {
 		for _, cm := range c.ConfigMaps {
-			if s, ok := cm.Data[name]; ok {
-				return s
+			for k, v := range cm.Data {
+				data[k] = v
 			}
 		}
 	}
-	t.Fatalf("the render has no zone file %s", name)
-	return ""
+	text, ok := data[name]
+	if !ok {
+		t.Fatalf("the render has no zone file %s", name)
+	}
+	if !strings.Contains(text, "$INCLUDE ") {
+		return text
+	}
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(text, "\n") {
+		path, ok := strings.CutPrefix(l, "$INCLUDE ")
+		if !ok {
+			b.WriteString(l)
+			continue
+		}
+		part, found := data[filepath.Base(strings.TrimSpace(path))]
+		if !found {
+			t.Fatalf("the render's zone file %s includes %s, which no ConfigMap holds", name, strings.TrimSpace(path))
+		}
+		b.WriteString(part)
+		if !strings.HasSuffix(part, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
 }
 
 // dumpRecords is BIND's canonical dump of a zone, one record a line, the
