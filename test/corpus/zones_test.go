@@ -197,8 +197,9 @@ func renderedZone(t *testing.T, objs []render.Object, origin string) string {
 }
 
 // dumpRecords is BIND's canonical dump of a zone, one record a line, the
-// SOA and the apex NS TTL aside (the package generates the SOA from
-// spec.soa, and the apex NS takes the zone's default TTL).
+// SOA and the apex NS TTL and case aside (the package generates the SOA
+// from spec.soa, and the apex NS takes the zone's default TTL; its targets,
+// spec.nameservers, are rendered as canonical names, in lower case).
 func dumpRecords(dump, origin string) []string {
 	apex := dns.CanonicalName(dns.Fqdn(origin))
 	var out []string
@@ -210,6 +211,7 @@ func dumpRecords(dump, origin string) []string {
 		f[0] = dns.CanonicalName(f[0])
 		if f[3] == "NS" && f[0] == apex {
 			f[1] = "-"
+			f[4] = dns.CanonicalName(f[4])
 		}
 		out = append(out, strings.Join(f, " "))
 	}
