@@ -6,7 +6,8 @@
 # bind9 is built or run.
 #
 # system/: every zone file of bin/tests/system/<test>/ns*/ that a named.conf
-# of the same server directory (named*.conf, .conf.in, .conf.j2) names in
+# of the same server directory (named*.conf, .conf.in, .conf.j2), or a .conf
+# of the test directory itself (checkconf loads zones so), names in
 # `zone "ORIGIN" { type primary; file "FILE"; }`, under the path the server reads it
 # from. A FILE.db.in is taken where the test's setup.sh copies it verbatim
 # (`cp [-f] X.db.in Y.db`, literal names) and it holds no @PLACEHOLDER@;
@@ -38,7 +39,7 @@ exists() { grep -qxF "$1" "$tmp/tree"; }
 # zones: server-dir<TAB>origin<TAB>file<TAB>type, from every named.conf of a server
 # directory. Comments and Jinja tags are dropped; a zone whose name or file
 # is a template expression is not taken.
-grep -E "^$sys/[^/]+/ns[^/]*/named[^/]*\.conf(\.in|\.j2)?$" "$tmp/tree" | while read -r conf; do
+grep -E "^$sys/[^/]+/(ns[^/]*/named[^/]*|[^/]+)\.conf(\.in|\.j2)?$" "$tmp/tree" | while read -r conf; do
 	dir=${conf%/*}
 	g show "$commit:$conf" | awk -v dir="${dir#"$sys"/}" '
 	{ sub(/(^|[ \t])(\/\/|#).*/, ""); gsub(/\{%[^%]*%\}/, ""); gsub(/\{#[^#]*#\}/, ""); text = text " " $0 }
