@@ -50,6 +50,10 @@ func qualifyLoose(name, origin string) string {
 		return origin
 	case strings.HasSuffix(name, "."):
 		return name
+	case origin == ".":
+		// The root zone: "ns.utld" is ns.utld., not ns.utld.. (an empty
+		// label, which no host name has).
+		return name + "."
 	}
 	return name + "." + origin
 }

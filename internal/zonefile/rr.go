@@ -122,6 +122,15 @@ func parseValue(owner string, ttl uint32, typ uint16, typName, value, origin str
 		if f := strings.Fields(value); len(f) > 0 && strings.EqualFold(f[0], "IPKIX") {
 			value = "4" + value[len(f[0]):]
 		}
+	case dns.TypeNID, dns.TypeL64:
+		// BIND reads a locator's groups of 1 to 4 hex digits (0:0:0:1,
+		// bin/tests/system/additional/ns1/nid.db); miekg/dns only 4.
+		value = padLocator(value)
+	case dns.TypeGPOS:
+		// BIND reads GPOS coordinates as character-strings, quoted or not
+		// (bin/tests/system/tsig/ns1/example.db); miekg/dns only unquoted
+		// numbers, which need no quotes.
+		value = unquoteNumbers(value)
 	case dns.TypeX25:
 		// BIND reads the PSDN address as a character-string, quoted or
 		// not; miekg/dns only unquoted. Digits need no quotes.
@@ -407,4 +416,39 @@ func locSeconds(v string) string {
 		n++
 	}
 	return strings.Join(out, " ")
+}
+
+// padLocator writes the locator of a NID or L64 value ("pref locator") with
+// four hex digits per group, as miekg/dns reads it; any other form is left
+// for the parser to refuse.
+func padLocator(value string) string {
+	f := strings.Fields(value)
+	if len(f) != 2 {
+		return value
+	}
+	g := strings.Split(f[1], ":")
+	if len(g) != 4 {
+		return value
+	}
+	for i, x := range g {
+		if x == "" || len(x) > 4 || strings.Trim(strings.ToLower(x), "0123456789abcdef") != "" {
+			return value
+		}
+		g[i] = strings.Repeat("0", 4-len(x)) + x
+	}
+	return f[0] + " " + strings.Join(g, ":")
+}
+
+// unquoteNumbers drops the quotes of each field of value that is a quoted
+// decimal number ("-22.6882"); other fields are left as written.
+func unquoteNumbers(value string) string {
+	f := strings.Fields(value)
+	for i, x := range f {
+		if u, ok := strings.CutPrefix(x, `"`); ok && strings.HasSuffix(u, `"`) {
+			if n := u[:len(u)-1]; n != "" && strings.Trim(n, "+-.0123456789") == "" {
+				f[i] = n
+			}
+		}
+	}
+	return strings.Join(f, " ")
 }

@@ -506,7 +506,7 @@ func dedup(es []entry) []entry {
 		k := strings.ToLower(e.rdata)
 		dup := false
 		for _, o := range kept[k] {
-			if dns.IsDuplicate(o, e.rr) {
+			if dns.IsDuplicate(o, e.rr) && (namesFoldCase[e.rr.Header().Rrtype] || sameWire(o, e.rr)) {
 				dup = true
 				break
 			}
@@ -517,6 +517,37 @@ func dedup(es []entry) []entry {
 		}
 	}
 	return out
+}
+
+// namesFoldCase are the types whose RDATA BIND compares with the names in
+// it case-folded (their compare_* functions use dns_name_rdatacompare);
+// every other type BIND compares as wire octets, so two records whose
+// names differ only in case (a HIP's rendezvous servers, an SVCB target)
+// are two records, both served (ISC system test checkconf/check-dup-records.db).
+// (A6, which BIND folds too, reaches here only as TYPE38 generic RDATA.)
+var namesFoldCase = map[uint16]bool{
+	dns.TypeAFSDB: true, dns.TypeCNAME: true, dns.TypeDNAME: true, dns.TypeMB: true, dns.TypeMD: true,
+	dns.TypeMF: true, dns.TypeMG: true, dns.TypeMINFO: true, dns.TypeMR: true, dns.TypeMX: true,
+	dns.TypeNAPTR: true, dns.TypeNS: true, dns.TypeNXT: true, dns.TypePTR: true, dns.TypeRP: true,
+	dns.TypeRRSIG: true, dns.TypeRT: true, dns.TypeSIG: true, dns.TypeSOA: true, dns.TypeTKEY: true,
+	dns.TypeKX: true, dns.TypeNSAPPTR: true, dns.TypePX: true, dns.TypeSRV: true,
+}
+
+// sameWire reports whether a and b have the same RDATA octets, names in
+// them as written (uncompressed, case kept).
+func sameWire(a, b dns.RR) bool {
+	pack := func(rr dns.RR) []byte {
+		c := dns.Copy(rr)
+		c.Header().Name = "."
+		buf := make([]byte, dns.Len(c)+1)
+		n, err := dns.PackRR(c, buf, 0, nil, false)
+		if err != nil {
+			return nil
+		}
+		return buf[:n]
+	}
+	pa, pb := pack(a), pack(b)
+	return pa != nil && string(pa) == string(pb)
 }
 
 // sortCanonical sorts RRs by owner in RFC 4034 §6.1 canonical order, then

@@ -453,6 +453,7 @@ func TestBuildErrors(t *testing.T) {
 }
 
 func TestDedup(t *testing.T) {
+	const hip = "2 200100107B1A74DF365639CC39F1D578 AwEAAbdxyhNuSutc5EMzxTs9LBPCIkOFH8cIvM4p9+LrV4e19WzK00+CI6zBCQTdtWsuxKbWIy87UOoJTwkUs7lBu+Upr1gsNrut79ryra+bSRGQb1slImA8YVJyuIDsj7kwzG7jnERNqnWxZ48AWkskmdHaVDP4BcelrTI3rMXdXF5D "
 	cases := map[string]struct {
 		reason string
 		rrset  *model.RRset
@@ -469,9 +470,19 @@ func TestDedup(t *testing.T) {
 			want:   []string{"www.example.com.\t3600\tIN\tAAAA\t2001:db8::1"},
 		},
 		"NameCase": {
-			reason: "Names in RDATA compare case-insensitively; the kept spelling does not depend on input order.",
+			reason: "Names in an MX (a type BIND compares with names case-folded) compare case-insensitively; the kept spelling does not depend on input order.",
 			rrset:  inline(0, "@", "MX", "10 mail", "10 MAIL", "10 Mail"),
 			want:   []string{"example.com.\t3600\tIN\tMX\t10 MAIL.example.com."},
+		},
+		"HIPRendezvousCase": {
+			reason: "BIND compares a HIP's RDATA as octets, so rendezvous servers that differ only in case are two records, both served (ISC system test checkconf/check-dup-records.db)",
+			rrset:  inline(0, "h", "HIP", hip+"rvs.example.com.", hip+"RVS.example.com."),
+			want:   []string{"h.example.com.\t3600\tIN\tHIP\t" + hip + "RVS.example.com.", "h.example.com.\t3600\tIN\tHIP\t" + hip + "rvs.example.com."},
+		},
+		"SVCBTargetCase": {
+			reason: "as HIPRendezvousCase, for an SVCB target (BIND's compare_svcb is on octets)",
+			rrset:  inline(0, "s", "SVCB", "1 svc.example.net.", "1 SVC.example.net."),
+			want:   []string{"s.example.com.\t3600\tIN\tSVCB\t1 SVC.example.net.", "s.example.com.\t3600\tIN\tSVCB\t1 svc.example.net."},
 		},
 		"TextCase": {
 			reason: "TXT strings are case-sensitive: both stay.",

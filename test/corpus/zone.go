@@ -198,9 +198,12 @@ func ConvertZone(origin, data string) (*Zone, error) {
 	if err != nil {
 		return nil, err
 	}
-	apex := dns.CanonicalName(dns.Fqdn(origin))
 	var recs []rec
-	var defTTL, lastTTL *uint32
+	// defTTL is $TTL's; soaDef the SOA minimum, which BIND takes as the
+	// default TTL when the SOA has no TTL and no $TTL came before it
+	// (master.c); lastTTL the last explicit TTL (RFC 1035), used only when
+	// neither is known.
+	var defTTL, soaDef, lastTTL *uint32
 	owner := ""
 	for _, l := range lines {
 		t := l.toks
@@ -217,7 +220,10 @@ func ConvertZone(origin, data string) (*Zone, error) {
 				defTTL = &v
 				continue
 			case "$ORIGIN":
-				if len(t) >= 2 && dns.CanonicalName(t[1]) == apex {
+				// The zone's own origin, in the zone name's case: relative
+				// names then read alike (BIND keeps the $ORIGIN's case in
+				// the names it completes, so another case is a dump's job).
+				if len(t) >= 2 && dns.Fqdn(t[1]) == dns.Fqdn(origin) {
 					continue
 				}
 			}
@@ -255,13 +261,16 @@ func ConvertZone(origin, data string) (*Zone, error) {
 			lastTTL = ttl
 		case defTTL != nil:
 			r.ttl = *defTTL
-		case lastTTL != nil:
-			r.ttl = *lastTTL
+		case soaDef != nil:
+			r.ttl = *soaDef
 		case strings.EqualFold(r.typ, "SOA") && len(t) == 8:
-			// BIND: "no TTL specified; using SOA MINTTL instead".
+			// BIND: "no TTL specified; using SOA MINTTL instead", and
+			// the minimum is the default TTL from then on.
 			v, _ := ttlValue(t[7])
 			r.ttl = v
-			lastTTL = &v
+			soaDef = &v
+		case lastTTL != nil:
+			r.ttl = *lastTTL
 		}
 		recs = append(recs, r)
 	}

@@ -38,6 +38,20 @@ func TestConvertZone(t *testing.T) {
 				{Name: "u", Type: "TXT", TTL: ttl(300), Values: []string{`"\195\169"`}},
 			},
 		},
+		"soa minimum as default": {
+			reason: "with no $TTL and an SOA without a TTL, BIND takes the SOA minimum as the default TTL: a record after an explicit TTL takes the minimum, not the last TTL, until a $TTL (masterfile/ns1/ttl1.db)",
+			data:   "@ SOA ns h 1 3600 1800 1814400 3\nb 2 TXT \"b\"\nc TXT \"c\"\n$TTL 1\nd TXT \"d\"\n",
+			want: []v1alpha1.Record{
+				{Name: "b", Type: "TXT", TTL: ttl(2), Values: []string{`"b"`}},
+				{Name: "c", Type: "TXT", TTL: ttl(3), Values: []string{`"c"`}},
+				{Name: "d", Type: "TXT", TTL: ttl(1), Values: []string{`"d"`}},
+			},
+		},
+		"origin case": {
+			reason:  "an $ORIGIN of the zone in another case completes relative names in that case (case/ns1/dynamic.db): converted from the dump",
+			data:    "@ 300 SOA ns h 1 2 3 4 5\n$ORIGIN EXAMPLE.\n NS ns1\n",
+			wantErr: ErrInexpressible,
+		},
 		"rrset order": {
 			reason: "one record per name and type, values in the file's order, case-insensitive names",
 			data:   "@ 300 SOA ns h 1 2 3 4 5\nA 300 TXT \"1\"\na 600 TXT \"2\"\n",

@@ -155,24 +155,51 @@ func convert(t *testing.T, v918 version, file string) (*Zone, error) {
 	return ConvertDump(origin, dump)
 }
 
-// renderedZone is the zone file of the package's one zone.
+// renderedZone is the zone file of the package's one zone, with the parts
+// of a zone the render split across ConfigMaps inlined where its
+// `$INCLUDE <mount path>` lines name them (as the pod's mounts would serve
+// them), so that it loads on its own.
 func renderedZone(t *testing.T, objs []render.Object, origin string) string {
 	t.Helper()
 	name := model.ZoneFileName("db", "", dns.CanonicalName(dns.Fqdn(origin)))
+	data := map[string]string{}
 	for _, c := range testutil.Clusters(t, objs) {
 		for _, cm := range c.ConfigMaps {
-			if s, ok := cm.Data[name]; ok {
-				return s
+			for k, v := range cm.Data {
+				data[k] = v
 			}
 		}
 	}
-	t.Fatalf("the render has no zone file %s", name)
-	return ""
+	text, ok := data[name]
+	if !ok {
+		t.Fatalf("the render has no zone file %s", name)
+	}
+	if !strings.Contains(text, "$INCLUDE ") {
+		return text
+	}
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(text, "\n") {
+		path, ok := strings.CutPrefix(l, "$INCLUDE ")
+		if !ok {
+			b.WriteString(l)
+			continue
+		}
+		part, found := data[filepath.Base(strings.TrimSpace(path))]
+		if !found {
+			t.Fatalf("the render's zone file %s includes %s, which no ConfigMap holds", name, strings.TrimSpace(path))
+		}
+		b.WriteString(part)
+		if !strings.HasSuffix(part, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
 }
 
 // dumpRecords is BIND's canonical dump of a zone, one record a line, the
-// SOA and the apex NS TTL aside (the package generates the SOA from
-// spec.soa, and the apex NS takes the zone's default TTL).
+// SOA and the apex NS TTL and case aside (the package generates the SOA
+// from spec.soa, and the apex NS takes the zone's default TTL; its targets,
+// spec.nameservers, are rendered as canonical names, in lower case).
 func dumpRecords(dump, origin string) []string {
 	apex := dns.CanonicalName(dns.Fqdn(origin))
 	var out []string
@@ -184,6 +211,7 @@ func dumpRecords(dump, origin string) []string {
 		f[0] = dns.CanonicalName(f[0])
 		if f[3] == "NS" && f[0] == apex {
 			f[1] = "-"
+			f[4] = dns.CanonicalName(f[4])
 		}
 		out = append(out, strings.Join(f, " "))
 	}
