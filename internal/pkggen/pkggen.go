@@ -637,7 +637,7 @@ func (g *gen) dnssecPolicy(c *cluster) {
 		if explicit {
 			k["algorithm"] = alg
 		}
-		if explicit && (strings.HasPrefix(alg, "rsa") || alg == "nsec3rsasha1") {
+		if a, _ := vocab.DNSSECByName(alg); explicit && a.RSA {
 			if g.chance(0.5) {
 				k["bits"] = g.pick3(2048, 2048, 3072)
 			}
