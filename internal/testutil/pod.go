@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/agent/kubeletdir"
+	"git.unkin.net/unkin/bind-fn/internal/agent/serversconf"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 )
@@ -178,19 +180,21 @@ func LayPod(t testing.TB, root string, c *Cluster) {
 		}
 	}
 	agentDoc := AgentConfig(t, c)
-	var b strings.Builder
-	fmt.Fprintf(&b, "acl %q { 192.0.2.10; };\n", layout.PeersACL)
+	// servers.conf as the agent writes it, every host of list i resolved
+	// to 192.0.2.(10+10i+j).
+	var lists []serversconf.List
 	for i, l := range agentDoc.ServerLists {
-		if l.ACLOnly { // in the ACL only, as agent.ServersConf writes it
-			continue
-		}
-		fmt.Fprintf(&b, "primaries %q {", l.Name)
+		sl := serversconf.List{Name: l.Name, Key: l.Key, Port: l.Port, ACLOnly: l.ACLOnly}
 		for j := range l.Hosts {
-			fmt.Fprintf(&b, " 192.0.2.%d key %q;", 10+i*10+j, l.Key)
+			sl.IPs = append(sl.IPs, net.IPv4(192, 0, 2, byte(10+i*10+j)))
 		}
-		b.WriteString(" };\n")
+		lists = append(lists, sl)
 	}
-	WriteFile(t, filepath.Join(root, layout.RunFile(layout.ServersInclude)), []byte(b.String()))
+	servers, err := serversconf.Write(lists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	WriteFile(t, filepath.Join(root, layout.RunFile(layout.ServersInclude)), []byte(servers))
 	for _, k := range agentDoc.ImportedKeys {
 		WriteFile(t, filepath.Join(root, k.Include), []byte(fmt.Sprintf("key %q { algorithm %s; secret \"c2VjcmV0LXNlY3JldC1zZWNyZXQ=\"; };\n", k.KeyName, k.Algorithm)))
 	}
