@@ -1,5 +1,7 @@
 package vocab
 
+import "slices"
+
 // PolicyDuration is one duration statement of a dnssec-policy: its
 // named.conf keyword, the BindDNSSECPolicy spec field that sets it, and
 // BIND's default.
@@ -34,20 +36,17 @@ var PolicyDurations = []PolicyDuration{
 
 // PolicyDurationByKeyword finds a duration by its named.conf keyword.
 func PolicyDurationByKeyword(kw string) (PolicyDuration, bool) {
-	for _, d := range PolicyDurations {
-		if d.Keyword == kw {
-			return d, true
-		}
-	}
-	return PolicyDuration{}, false
+	return findDuration(func(d PolicyDuration) bool { return d.Keyword == kw })
 }
 
 // PolicyDurationByField finds a duration by its BindDNSSECPolicy field.
 func PolicyDurationByField(field string) (PolicyDuration, bool) {
-	for _, d := range PolicyDurations {
-		if d.Field == field {
-			return d, true
-		}
+	return findDuration(func(d PolicyDuration) bool { return d.Field == field })
+}
+
+func findDuration(match func(PolicyDuration) bool) (PolicyDuration, bool) {
+	if i := slices.IndexFunc(PolicyDurations, match); i >= 0 {
+		return PolicyDurations[i], true
 	}
 	return PolicyDuration{}, false
 }
