@@ -1,11 +1,7 @@
 package test
 
 import (
-	"bytes"
-	"errors"
 	"maps"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/pkgdir"
 )
 
 // TestRenderMatchesKpt holds `bind-fn render DIR` to the real `kpt fn
@@ -32,25 +29,8 @@ import (
 func TestRenderMatchesKpt(t *testing.T) {
 	kpt := bindtools.Bin(t, "kpt")
 	bindfn := bindtools.Bin(t, "bind-fn")
-	run := func(t *testing.T, name string, args ...string) {
-		t.Helper()
-		cmd := exec.Command(name, args...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out.String())
-		}
-	}
-	kptRender := func(t *testing.T, dir string) { run(t, kpt, "fn", "render", "--allow-exec", dir) }
-	bfRender := func(t *testing.T, dir string) { run(t, bindfn, "render", dir) }
-	copyPkg := func(t *testing.T, src string) string {
-		t.Helper()
-		dst := filepath.Join(t.TempDir(), filepath.Base(src))
-		if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-			t.Fatal(err)
-		}
-		return dst
-	}
+	kptRender := func(t *testing.T, dir string) { pkgdir.MustRun(t, kpt, "fn", "render", "--allow-exec", dir) }
+	bfRender := func(t *testing.T, dir string) { pkgdir.MustRun(t, bindfn, "render", dir) }
 	same := func(t *testing.T, what, kptDir, bfDir string, keyed func(string) bool) {
 		t.Helper()
 		want, got := readPackage(t, kptDir), readPackage(t, bfDir)
@@ -74,25 +54,25 @@ func TestRenderMatchesKpt(t *testing.T) {
 		t.Run(ex, func(t *testing.T) {
 			base := kptPackage(t, ex)
 
-			first := copyPkg(t, base)
+			first := pkgdir.CopyTemp(t, base)
 			kptRender(t, first)
-			bfFirst := copyPkg(t, base)
+			bfFirst := pkgdir.CopyTemp(t, base)
 			bfRender(t, bfFirst)
 			same(t, "first render", first, bfFirst, func(f string) bool {
 				b := filepath.Base(f)
 				return strings.HasPrefix(b, "secret_") || strings.HasSuffix(b, "-dnssec-ds.yaml")
 			})
 
-			again, bfAgain := copyPkg(t, first), copyPkg(t, first)
+			again, bfAgain := pkgdir.CopyTemp(t, first), pkgdir.CopyTemp(t, first)
 			kptRender(t, again)
 			bfRender(t, bfAgain)
 			same(t, "re-render", again, bfAgain, none)
 
 			if ex == "authoritative" {
 				edit := func(dir string) {
-					replaceIn(t, filepath.Join(dir, "records.yaml"), `"198.51.100.30"`, `"198.51.100.31"`)
+					pkgdir.Replace(t, filepath.Join(dir, "records.yaml"), `"198.51.100.30"`, `"198.51.100.31"`)
 				}
-				edited, bfEdited := copyPkg(t, first), copyPkg(t, first)
+				edited, bfEdited := pkgdir.CopyTemp(t, first), pkgdir.CopyTemp(t, first)
 				edit(edited)
 				edit(bfEdited)
 				kptRender(t, edited)
@@ -107,37 +87,17 @@ func TestRenderMatchesKpt(t *testing.T) {
 
 	t.Run("BadInput", func(t *testing.T) {
 		dir := kptPackage(t, "authoritative")
-		replaceIn(t, filepath.Join(dir, "records.yaml"), `"198.51.100.30"`, `"198.51.100.300"`)
+		pkgdir.Replace(t, filepath.Join(dir, "records.yaml"), `"198.51.100.30"`, `"198.51.100.300"`)
 		before := readPackage(t, dir)
-		cmd := exec.Command(bindfn, "render", dir)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-			t.Fatalf("bind-fn render of a bad package: %v, want exit 1\n%s", err, out.String())
+		out, code := pkgdir.Run(t, bindfn, "render", dir)
+		if code != 1 {
+			t.Fatalf("bind-fn render of a bad package: exit %d, want 1\n%s", code, out)
 		}
-		if !strings.Contains(out.String(), "[error]") || !strings.Contains(out.String(), "(records.yaml#") {
-			t.Errorf("no located error result (file records.yaml) in:\n%s", out.String())
+		if !strings.Contains(out, "[error]") || !strings.Contains(out, "(records.yaml#") {
+			t.Errorf("no located error result (file records.yaml) in:\n%s", out)
 		}
 		if d := cmp.Diff(before, readPackage(t, dir)); d != "" {
 			t.Errorf("a failed render changed the package (-before +after):\n%s", d)
 		}
 	})
-}
-
-// replaceIn replaces the first old in the file at path with new; old must
-// be there.
-func replaceIn(t *testing.T, path, old, new string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(b, []byte(old)) {
-		t.Fatalf("%s has no %q", path, old)
-	}
-	if err := os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -12,47 +12,8 @@ import (
 	"github.com/miekg/dns"
 
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/pkgdir"
 )
-
-// replaceInFile replaces the first old in the file at path with new; old
-// must be there.
-func replaceInFile(t *testing.T, path, old, new string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(b, []byte(old)) {
-		t.Fatalf("%s has no %q", path, old)
-	}
-	if err := os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// copyDir copies the top-level files of src into dst.
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(src, "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		if fi, err := os.Stat(f); err != nil || fi.IsDir() {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func TestPlanExitCodes(t *testing.T) {
 	base := filepath.Join("..", "..", "internal", "plan", "testdata", "base")
@@ -71,7 +32,7 @@ func TestPlanExitCodes(t *testing.T) {
 		"DNSChange": {
 			reason: "A record change is a DNS change: exit 2.",
 			edit: func(t *testing.T, dir string) {
-				replaceInFile(t, filepath.Join(dir, "records.yaml"), "198.51.100.30", "198.51.100.31")
+				pkgdir.Replace(t, filepath.Join(dir, "records.yaml"), "198.51.100.30", "198.51.100.31")
 			},
 			want:   exitDNSChange,
 			output: "+ blog.example.com. 3600 A 198.51.100.31",
@@ -79,7 +40,7 @@ func TestPlanExitCodes(t *testing.T) {
 		"ObjectsOnly": {
 			reason: "Only the image changes: the pods roll, DNS does not: exit 3.",
 			edit: func(t *testing.T, dir string) {
-				replaceInFile(t, filepath.Join(dir, "cluster.yaml"), "bind9:9.20", "bind9:9.20.9")
+				pkgdir.Replace(t, filepath.Join(dir, "cluster.yaml"), "bind9:9.20", "bind9:9.20.9")
 			},
 			want:   exitObjects,
 			output: "**Rolls the pods**",
@@ -88,7 +49,7 @@ func TestPlanExitCodes(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			copyDir(t, base, dir)
+			pkgdir.Copy(t, base, dir)
 			tc.edit(t, dir)
 			var out bytes.Buffer
 			code, err := (&PlanCmd{Dir: dir, Old: base, Format: "markdown", MaxRRsets: 40, MaxZones: 25}).Run(&out)
@@ -110,7 +71,7 @@ func TestPlanGit(t *testing.T) {
 	}
 	repo := t.TempDir()
 	pkg := filepath.Join(repo, "dns")
-	copyDir(t, filepath.Join("..", "..", "internal", "plan", "testdata", "base"), pkg)
+	pkgdir.Copy(t, filepath.Join("..", "..", "internal", "plan", "testdata", "base"), pkg)
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "base"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = repo
@@ -118,7 +79,7 @@ func TestPlanGit(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	replaceInFile(t, filepath.Join(pkg, "records.yaml"), "198.51.100.30", "198.51.100.32")
+	pkgdir.Replace(t, filepath.Join(pkg, "records.yaml"), "198.51.100.30", "198.51.100.32")
 	var out bytes.Buffer
 	code, err := (&PlanCmd{Dir: pkg, Git: "HEAD", Format: "json"}).Run(&out)
 	if err != nil {
@@ -222,8 +183,8 @@ func TestPlanBadInput(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			copyDir(t, base, dir)
-			replaceInFile(t, filepath.Join(dir, "records.yaml"), tc.old, tc.new)
+			pkgdir.Copy(t, base, dir)
+			pkgdir.Replace(t, filepath.Join(dir, "records.yaml"), tc.old, tc.new)
 			var out bytes.Buffer
 			code, err := (&PlanCmd{Dir: dir, Old: base, Format: "markdown"}).Run(&out)
 			ok := code == 1 && err != nil
@@ -339,17 +300,10 @@ func TestImportVerify(t *testing.T) {
 			if usr := bindtools.Current(t).Usr(t); usr != "" {
 				args = append(args, "--bind-root", filepath.Dir(usr))
 			}
-			cmd := exec.Command(bin, args...)
-			out, err := cmd.CombinedOutput()
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			out, code := pkgdir.Run(t, bin, args...)
 			ok := code == tc.want
 			for _, w := range tc.output {
-				ok = ok && strings.Contains(string(out), w)
+				ok = ok && strings.Contains(out, w)
 			}
 			if !ok {
 				t.Errorf("%s\nexit %d (want %d), output:\n%s", tc.reason, code, tc.want, out)

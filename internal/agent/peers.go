@@ -4,15 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/netip"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"time"
 
+	"git.unkin.net/unkin/bind-fn/internal/agent/serversconf"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
-	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 )
 
 // resolvePeers resolves the server lists and writes servers.conf when it
@@ -22,7 +20,7 @@ func (a *Agent) resolvePeers(ctx context.Context, cfg *layout.AgentConfigDoc) (b
 	for host, err := range a.peers.Errors {
 		a.log.Debug("cannot resolve peer", "host", host, "err", err)
 	}
-	text, err := ServersConf(peers)
+	text, err := serversconf.Write(peers)
 	if err != nil {
 		return false, err
 	}
@@ -153,87 +151,6 @@ func (a *Agent) notifyNewPeers(ctx context.Context, before []Peers) {
 	}
 }
 
-// Peers is the resolved content of one server list.
-type Peers struct {
-	Name string
-	Key  string
-	Port int // 0: BIND's default
-	IPs  []net.IP
-	// ACLOnly: only in layout.PeersACL, no primaries list.
-	ACLOnly bool
-}
-
-// ServersConf renders the server lists include through the typed
-// named.conf writer: one `primaries "<name>" { <ip> [port <p>] key "<key>"; ... };`
-// per list, lists sorted by name, addresses sorted and de-duplicated. An
-// empty list renders as `primaries "<name>" { };`; an ACL-only list renders
-// no primaries statement. It also defines the ACL
-// layout.PeersACL of every resolved peer address and loopback, which the
-// rendered config exempts from response rate limiting: the cluster's own SOA
-// queries and transfers, and the agent's readiness queries, must never be
-// dropped as a flood (they come from one /24).
-func ServersConf(lists []Peers) (string, error) {
-	ls := append([]Peers(nil), lists...)
-	sort.Slice(ls, func(i, j int) bool { return ls[i].Name < ls[j].Name })
-	var f namedconf.File
-	f.Comment("Written by bind-fn-agent from resolved peer names. Do not edit.")
-	var peers []net.IP
-	for _, l := range ls {
-		peers = append(peers, l.IPs...)
-	}
-	// Loopback too: the agent's own readiness queries and UPDATEs. It also
-	// keeps the ACL from ever being empty.
-	peers = append(peers, net.IPv4(127, 0, 0, 1), net.IPv6loopback)
-	var acl []namedconf.Stmt
-	for _, ip := range SortIPs(peers) {
-		if a, ok := netip.AddrFromSlice(ip); ok {
-			acl = append(acl, namedconf.S(namedconf.Kw(a.Unmap().String())))
-		}
-	}
-	f.Add(namedconf.B([]namedconf.Word{namedconf.Kw("acl"), namedconf.Str(layout.PeersACL)}, acl...))
-	for _, l := range ls {
-		if l.ACLOnly {
-			continue
-		}
-		var entries []namedconf.Stmt
-		for _, ip := range SortIPs(l.IPs) {
-			a, ok := netip.AddrFromSlice(ip)
-			if !ok {
-				continue
-			}
-			entries = append(entries, namedconf.ServerEntry{Addr: a.Unmap(), Port: l.Port, Key: l.Key}.Stmt())
-		}
-		f.Add(namedconf.B([]namedconf.Word{namedconf.Kw("primaries"), namedconf.Str(l.Name)}, entries...))
-	}
-	b, err := f.Bytes()
-	if err != nil {
-		return "", fmt.Errorf("cannot render %s: %w", "servers.conf", err)
-	}
-	return string(b), nil
-}
-
-// SortIPs returns ips sorted (IPv4 before IPv6, then by bytes) without duplicates.
-func SortIPs(ips []net.IP) []net.IP {
-	seen := map[string]bool{}
-	var out []net.IP
-	for _, ip := range ips {
-		if ip == nil {
-			continue
-		}
-		if v4 := ip.To4(); v4 != nil {
-			ip = v4
-		}
-		if seen[string(ip)] {
-			continue
-		}
-		seen[string(ip)] = true
-		out = append(out, ip)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if len(out[i]) != len(out[j]) {
-			return len(out[i]) < len(out[j])
-		}
-		return string(out[i]) < string(out[j])
-	})
-	return out
-}
+// Peers is the resolved content of one server list (serversconf.List,
+// which writes servers.conf from them).
+type Peers = serversconf.List

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"git.unkin.net/unkin/bind-fn/internal/agent/serversconf"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 )
 
@@ -48,7 +49,7 @@ func (p *PeerResolver) Resolve(ctx context.Context, role Role, lists []layout.Se
 				ps.IPs = append(ps.IPs, p.lookup(ctx, t, h)...)
 			}
 		}
-		ps.IPs = SortIPs(ps.IPs)
+		ps.IPs = serversconf.SortIPs(ps.IPs)
 		out = append(out, ps)
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 // ownedOptions are options bind-fn sets itself: paths inside the pod,
@@ -254,11 +255,9 @@ func (im *importer) dnssecPolicy(s namedconf.Located) {
 	if p.Name != name {
 		p.Spec.PolicyName = name
 	}
-	durations := map[string]*string{
-		"dnskey-ttl": &p.Spec.DNSKEYTTL, "max-zone-ttl": &p.Spec.MaxZoneTTL, "signatures-refresh": &p.Spec.SignaturesRefresh,
-		"signatures-validity": &p.Spec.SignaturesValidity, "signatures-validity-dnskey": &p.Spec.SignaturesValidityDNSKEY,
-		"publish-safety": &p.Spec.PublishSafety, "retire-safety": &p.Spec.RetireSafety, "purge-keys": &p.Spec.PurgeKeys,
-		"zone-propagation-delay": &p.Spec.ZonePropagationDelay, "parent-ds-ttl": &p.Spec.ParentDSTTL, "parent-propagation-delay": &p.Spec.ParentPropagationDelay,
+	durations := map[string]*string{}
+	for _, d := range vocab.PolicyDurations {
+		durations[d.Keyword] = model.PolicyDurationField(&p.Spec, d)
 	}
 	for _, b := range s.Body {
 		if d, ok := durations[b.Name()]; ok && len(b.Words) == 2 {

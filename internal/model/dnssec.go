@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
@@ -74,30 +75,35 @@ func parsePolicy(p *DNSSECPolicy, rs *diag.Results) {
 		}
 	}
 	p.MaxZoneTTL = DefaultMaxZoneTTL
-	for _, d := range []struct{ kw, field, v string }{
-		{"dnskey-ttl", "dnskeyTTL", sp.DNSKEYTTL},
-		{"max-zone-ttl", "maxZoneTTL", sp.MaxZoneTTL},
-		{"signatures-refresh", "signaturesRefresh", sp.SignaturesRefresh},
-		{"signatures-validity", "signaturesValidity", sp.SignaturesValidity},
-		{"signatures-validity-dnskey", "signaturesValidityDNSKEY", sp.SignaturesValidityDNSKEY},
-		{"publish-safety", "publishSafety", sp.PublishSafety},
-		{"retire-safety", "retireSafety", sp.RetireSafety},
-		{"purge-keys", "purgeKeys", sp.PurgeKeys},
-		{"zone-propagation-delay", "zonePropagationDelay", sp.ZonePropagationDelay},
-		{"parent-ds-ttl", "parentDSTTL", sp.ParentDSTTL},
-		{"parent-propagation-delay", "parentPropagationDelay", sp.ParentPropagationDelay},
-	} {
-		if d.v == "" {
+	for _, pd := range vocab.PolicyDurations {
+		text := *PolicyDurationField(&sp, pd)
+		if text == "" {
 			continue
 		}
-		v, err := ParseDuration(d.v, false)
+		v, err := ParseDuration(text, false)
 		if err != nil {
-			rs.Errorf(p.Src, "spec."+d.field, "%v", err)
+			rs.Errorf(p.Src, "spec."+pd.Field, "%v", err)
 			continue
 		}
-		if d.kw == "max-zone-ttl" {
+		if pd.Keyword == "max-zone-ttl" {
 			p.MaxZoneTTL = v.Seconds
 		}
-		p.Durations = append(p.Durations, PolicyDuration{Keyword: d.kw, Field: d.field, Value: v})
+		p.Durations = append(p.Durations, PolicyDuration{Keyword: pd.Keyword, Field: pd.Field, Value: v})
 	}
+}
+
+// PolicyDurationField is the field of sp that sets d, found by its JSON
+// name, so that the API's fields and vocab.PolicyDurations need no third
+// list between them (TestPolicyDurationFields: every entry has its field).
+func PolicyDurationField(sp *v1alpha1.BindDNSSECPolicySpec, d vocab.PolicyDuration) *string {
+	v := reflect.ValueOf(sp).Elem()
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		if name == d.Field {
+			if s, ok := v.Field(i).Addr().Interface().(*string); ok {
+				return s
+			}
+		}
+	}
+	panic(fmt.Sprintf("model: BindDNSSECPolicySpec has no string field %q for %s (vocab.PolicyDurations)", d.Field, d.Keyword))
 }

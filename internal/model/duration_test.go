@@ -1,9 +1,14 @@
 package model
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 // TestParseDuration pins BIND 9.18's duration rules (lib/isccfg/duration.c,
@@ -46,5 +51,29 @@ func TestParseDuration(t *testing.T) {
 				t.Errorf("%s: ParseDuration(%q) (-want +got):\n%s", tc.reason, tc.in, diff)
 			}
 		})
+	}
+}
+
+func TestPolicyDurationFields(t *testing.T) {
+	// Every duration of the vocabulary has its string field in the API,
+	// and every duration field of the API is in the vocabulary.
+	var sp v1alpha1.BindDNSSECPolicySpec
+	seen := map[*string]string{}
+	for _, d := range vocab.PolicyDurations {
+		f := PolicyDurationField(&sp, d)
+		if prev, dup := seen[f]; dup {
+			t.Errorf("%s and %s share one field", prev, d.Keyword)
+		}
+		seen[f] = d.Keyword
+	}
+	v := reflect.ValueOf(&sp).Elem()
+	for i := range v.NumField() {
+		if v.Field(i).Kind() != reflect.String {
+			continue
+		}
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		if _, ok := seen[v.Field(i).Addr().Interface().(*string)]; !ok && name != "clusterRef" && name != "policyName" {
+			t.Errorf("BindDNSSECPolicySpec.%s is a string that vocab.PolicyDurations does not list", name)
+		}
 	}
 }

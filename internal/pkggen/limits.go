@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/idna"
+
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 // A limit draw puts a value at, or just past, one of BIND's limits, or two
@@ -104,8 +106,8 @@ func policyWith(g *gen, c *cluster, set map[string]any) bool {
 		return false
 	}
 	p := g.obj("BindDNSSECPolicy", c.policies[0])
-	for f := range durationFields {
-		delete(p.Spec, f)
+	for _, d := range vocab.PolicyDurations {
+		delete(p.Spec, d.Field)
 	}
 	delete(p.Spec, "nsec3")
 	for k, v := range set {
@@ -113,9 +115,6 @@ func policyWith(g *gen, c *cluster, set map[string]any) bool {
 	}
 	return true
 }
-
-var durationFields = map[string]bool{"dnskeyTTL": true, "maxZoneTTL": true, "signaturesRefresh": true, "signaturesValidity": true, "signaturesValidityDNSKEY": true,
-	"publishSafety": true, "retireSafety": true, "purgeKeys": true, "zonePropagationDelay": true, "parentDSTTL": true, "parentPropagationDelay": true}
 
 // firstZoneName is the name and view of c's first zone, which a catalog,
 // a policy or another zone then takes in another case.

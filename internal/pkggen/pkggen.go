@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,6 +25,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 // APIVersion of every generated object.
@@ -217,7 +219,9 @@ func (g *gen) obj(kind, name string) *Object {
 	return nil
 }
 
-var tsigAlgs = []string{"hmac-md5", "hmac-sha1", "hmac-sha224", "hmac-sha256", "hmac-sha384", "hmac-sha512"}
+// tsigAlgs are the TSIG algorithms drawn, each equally often: every one
+// of vocab.TSIG, in its order.
+var tsigAlgs = vocab.TSIGNames()
 
 func (g *gen) key(clusterRef, base string) (obj, keyName string) {
 	spec := map[string]any{}
@@ -567,7 +571,53 @@ func (g *gen) acl(c *cluster) {
 	c.aclObjs = append(c.aclObjs, o)
 }
 
-var algs = []string{"ecdsap256sha256", "ecdsap384sha384", "ed25519", "ed448", "rsasha256", "rsasha512", "ecdsap256sha256", "ed25519", "rsasha256", "ecdsap256sha256", "nsec3rsasha1"}
+// algs are the DNSSEC algorithms a policy's keys are drawn from, names
+// from vocab.DNSSEC: every accepted one, the common ones more often
+// (dnssecWeights), then the refused ones in dnssecRefusedDraws, which
+// validation must refuse. Every other entry of vocab.DNSSEC is in
+// dnssecNotDrawn with its reason (TestDNSSECDraws).
+var algs = dnssecDraws()
+
+// dnssecWeights: how many times an accepted algorithm is in algs (1 when
+// not listed): ECDSA P-256 is BIND's default and the usual choice.
+var dnssecWeights = map[string]int{"ecdsap256sha256": 3, "ed25519": 2, "rsasha256": 2}
+
+// dnssecRefusedDraws are algorithms bind-fn refuses that are drawn as
+// they are, so that validation is seen refusing them.
+var dnssecRefusedDraws = []string{"nsec3rsasha1"}
+
+// dnssecNotDrawn are the entries of vocab.DNSSEC and its aliases that algs
+// leaves out, and why.
+var dnssecNotDrawn = map[string]string{
+	"rsamd5":   "refused like nsec3rsasha1, which algs draws: one refused RSA algorithm shows the refusal",
+	"rsasha1":  "drawn by the mistake rsasha1-with-nsec3 instead, beside the NSEC3 it is refused with",
+	"ecdsa256": "an alias the model maps to ecdsap256sha256 before any check (vocab and model tests); drawing it would change every seed's packages",
+	"ecdsa384": "an alias the model maps to ecdsap384sha384 before any check (vocab and model tests); drawing it would change every seed's packages",
+}
+
+// dnssecDraws lays algs out: round r holds, in name order, every accepted
+// algorithm whose weight is at least r; the refused draws come last. The
+// order is the draws' order, so a seed makes the package it always made.
+func dnssecDraws() []string {
+	var accepted []string
+	most := 1
+	for _, a := range vocab.DNSSEC {
+		if a.Accepted {
+			accepted = append(accepted, a.Name)
+			most = max(most, dnssecWeights[a.Name])
+		}
+	}
+	slices.Sort(accepted)
+	var out []string
+	for r := 1; r <= most; r++ {
+		for _, a := range accepted {
+			if max(1, dnssecWeights[a]) >= r {
+				out = append(out, a)
+			}
+		}
+	}
+	return append(out, dnssecRefusedDraws...)
+}
 
 var goodDurations = []string{"PT1H", "PT3600S", "P1D", "PT30M", "P1DT12H", "PT2H30M", "P2D"}
 
@@ -587,7 +637,7 @@ func (g *gen) dnssecPolicy(c *cluster) {
 		if explicit {
 			k["algorithm"] = alg
 		}
-		if explicit && (strings.HasPrefix(alg, "rsa") || alg == "nsec3rsasha1") {
+		if a, _ := vocab.DNSSECByName(alg); explicit && a.RSA {
 			if g.chance(0.5) {
 				k["bits"] = g.pick3(2048, 2048, 3072)
 			}

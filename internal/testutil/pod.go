@@ -2,15 +2,17 @@ package testutil
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"git.unkin.net/unkin/bind-fn/internal/agent/kubeletdir"
+	"git.unkin.net/unkin/bind-fn/internal/agent/serversconf"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 )
@@ -50,11 +52,26 @@ func Clusters(t testing.TB, objs []render.Object) map[string]*Cluster {
 	return out
 }
 
-// LayPod writes the volumes of a rendered cluster's pod under root, where the
-// StatefulSet mounts them, in kubelet's layout (files behind a ..data link),
-// and stands in for the agent's runtime files: servers.conf with fixed
-// documentation addresses (192.0.2.0/24) and the imported key includes.
-func LayPod(t testing.TB, root string, c *Cluster) {
+// Mount is one volume mount of a rendered pod's named container, with the
+// files the kubelet would project into it.
+type Mount struct {
+	// Path is where the container mounts it.
+	Path string
+	// Projected: a ConfigMap or Secret volume, whose Files the kubelet
+	// lays in its ..data layout. An optional ConfigMap the render does not
+	// hold is projected empty.
+	Projected bool
+	// Absent: a Secret the render does not hold (an imported key's): the
+	// kubelet would wait for it; nothing is projected.
+	Absent bool
+	Files  map[string][]byte
+}
+
+// NamedMounts are the mounts of the named container of c's pods and what
+// the kubelet fills them with, from the rendered objects. A mount through
+// subPath (which never updates), one without a volume, or a ConfigMap the
+// render lacks and does not mark optional fails t.
+func NamedMounts(t testing.TB, c *Cluster) []Mount {
 	t.Helper()
 	if c.StatefulSet == nil {
 		t.Fatalf("cluster %q has no StatefulSet", c.Name)
@@ -67,6 +84,7 @@ func LayPod(t testing.TB, root string, c *Cluster) {
 	for _, pvc := range c.StatefulSet.Spec.VolumeClaimTemplates {
 		vols[pvc.Name] = corev1.Volume{Name: pvc.Name}
 	}
+	var out []Mount
 	for _, ctr := range spec.Containers {
 		if ctr.Name != "named" {
 			continue
@@ -79,7 +97,7 @@ func LayPod(t testing.TB, root string, c *Cluster) {
 			if m.SubPath != "" {
 				t.Fatalf("mount %q uses subPath: such mounts never update", m.Name)
 			}
-			dir := filepath.Join(root, m.MountPath)
+			mt := Mount{Path: m.MountPath}
 			switch {
 			case v.ConfigMap != nil:
 				cm := c.ConfigMaps[v.ConfigMap.Name]
@@ -87,28 +105,49 @@ func LayPod(t testing.TB, root string, c *Cluster) {
 				if cm == nil && !optional {
 					t.Fatalf("volume %q: no ConfigMap %q rendered", v.Name, v.ConfigMap.Name)
 				}
-				files := map[string][]byte{}
-				if cm != nil {
+				mt.Projected, mt.Files = true, map[string][]byte{}
+				if cm != nil { // an optional ConfigMap that does not exist mounts empty
 					for k, s := range cm.Data {
-						files[k] = []byte(s)
+						mt.Files[k] = []byte(s)
 					}
 				}
-				WriteKubeletDir(t, dir, files)
 			case v.Secret != nil:
-				files := map[string][]byte{}
-				if s := c.Secrets[v.Secret.SecretName]; s != nil {
-					for k, b := range s.Data {
-						files[k] = b
-					}
-					for k, s := range s.StringData {
-						files[k] = []byte(s)
-					}
+				s := c.Secrets[v.Secret.SecretName]
+				if s == nil {
+					mt.Absent = true
+					break
 				}
-				WriteKubeletDir(t, dir, files)
-			default:
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
+				mt.Projected, mt.Files = true, map[string][]byte{}
+				for k, b := range s.Data {
+					mt.Files[k] = b
 				}
+				for k, v := range s.StringData {
+					mt.Files[k] = []byte(v)
+				}
+			}
+			out = append(out, mt)
+		}
+	}
+	return out
+}
+
+// LayPod writes the volumes of a rendered cluster's pod under root, where the
+// StatefulSet mounts them, in kubelet's layout (files behind a ..data link),
+// and stands in for the agent's runtime files: servers.conf with fixed
+// documentation addresses (192.0.2.0/24) and the imported key includes.
+// A Secret the render does not hold is laid empty; other volumes are
+// empty directories.
+func LayPod(t testing.TB, root string, c *Cluster) {
+	t.Helper()
+	spec := c.StatefulSet.Spec.Template.Spec
+	for _, m := range NamedMounts(t, c) {
+		dir := filepath.Join(root, m.Path)
+		switch {
+		case m.Projected, m.Absent:
+			WriteKubeletDir(t, dir, m.Files)
+		default:
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
 			}
 		}
 	}
@@ -141,19 +180,21 @@ func LayPod(t testing.TB, root string, c *Cluster) {
 		}
 	}
 	agentDoc := AgentConfig(t, c)
-	var b strings.Builder
-	fmt.Fprintf(&b, "acl %q { 192.0.2.10; };\n", layout.PeersACL)
+	// servers.conf as the agent writes it, every host of list i resolved
+	// to 192.0.2.(10+10i+j).
+	var lists []serversconf.List
 	for i, l := range agentDoc.ServerLists {
-		if l.ACLOnly { // in the ACL only, as agent.ServersConf writes it
-			continue
-		}
-		fmt.Fprintf(&b, "primaries %q {", l.Name)
+		sl := serversconf.List{Name: l.Name, Key: l.Key, Port: l.Port, ACLOnly: l.ACLOnly}
 		for j := range l.Hosts {
-			fmt.Fprintf(&b, " 192.0.2.%d key %q;", 10+i*10+j, l.Key)
+			sl.IPs = append(sl.IPs, net.IPv4(192, 0, 2, byte(10+i*10+j)))
 		}
-		b.WriteString(" };\n")
+		lists = append(lists, sl)
 	}
-	WriteFile(t, filepath.Join(root, layout.RunFile(layout.ServersInclude)), []byte(b.String()))
+	servers, err := serversconf.Write(lists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	WriteFile(t, filepath.Join(root, layout.RunFile(layout.ServersInclude)), []byte(servers))
 	for _, k := range agentDoc.ImportedKeys {
 		WriteFile(t, filepath.Join(root, k.Include), []byte(fmt.Sprintf("key %q { algorithm %s; secret \"c2VjcmV0LXNlY3JldC1zZWNyZXQ=\"; };\n", k.KeyName, k.Algorithm)))
 	}
@@ -166,48 +207,14 @@ func LayPod(t testing.TB, root string, c *Cluster) {
 	}
 }
 
-// WriteKubeletDir writes files the way kubelet projects a volume: the data
-// in a timestamped directory, ..data linking to it, each file a link through
-// ..data. Calling it again swaps ..data atomically, like an update.
+// WriteKubeletDir writes files the way kubelet projects a volume
+// (kubeletdir.Write: the data in a timestamped directory, ..data linking to
+// it, each file a link through ..data). Calling it again swaps ..data
+// atomically, like an update.
 func WriteKubeletDir(t testing.TB, dir string, files map[string][]byte) {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := kubeletdir.Write(dir, files); err != nil {
 		t.Fatal(err)
-	}
-	ts, err := os.MkdirTemp(dir, "..data_tmp_")
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := make([]string, 0, len(files))
-	for k := range files {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		if err := os.WriteFile(filepath.Join(ts, k), files[k], 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tmpLink := filepath.Join(dir, "..data_tmp")
-	_ = os.Remove(tmpLink)
-	if err := os.Symlink(filepath.Base(ts), tmpLink); err != nil {
-		t.Fatal(err)
-	}
-	old, _ := os.Readlink(filepath.Join(dir, "..data"))
-	if err := os.Rename(tmpLink, filepath.Join(dir, "..data")); err != nil {
-		t.Fatal(err)
-	}
-	if old != "" {
-		_ = os.RemoveAll(filepath.Join(dir, old))
-	}
-	for _, k := range names {
-		link := filepath.Join(dir, k)
-		if _, err := os.Lstat(link); err == nil {
-			continue
-		}
-		if err := os.Symlink(filepath.Join("..data", k), link); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 

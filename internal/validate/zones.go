@@ -319,21 +319,6 @@ func checkPolicyRoles(p *model.DNSSECPolicy) diag.Results {
 	return rs
 }
 
-// BIND's dnssec-policy defaults (lib/dns/include/dns/kasp.h, 9.18 and
-// 9.20), in seconds, by named.conf keyword.
-var kaspDefaults = map[string]uint64{
-	"signatures-refresh":         5 * 86400,
-	"signatures-validity":        14 * 86400,
-	"signatures-validity-dnskey": 14 * 86400,
-	"dnskey-ttl":                 3600,
-	"parent-ds-ttl":              86400,
-	"publish-safety":             3600,
-	"retire-safety":              3600,
-	"max-zone-ttl":               86400,
-	"zone-propagation-delay":     300,
-	"parent-propagation-delay":   3600,
-}
-
 // kaspSignaturesJitter is BIND's signatures-jitter (PT12H), which the API
 // does not set.
 const kaspSignaturesJitter = 12 * 3600
@@ -346,7 +331,8 @@ func policyDuration(p *model.DNSSECPolicy, kw string) (uint64, string) {
 			return d.Value.Seconds, "spec." + d.Field
 		}
 	}
-	return kaspDefaults[kw], ""
+	d, _ := vocab.PolicyDurationByKeyword(kw)
+	return d.Default, ""
 }
 
 // checkPolicySignatures: signatures-refresh under 90 % of both validities,

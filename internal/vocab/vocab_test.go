@@ -62,3 +62,24 @@ func TestTables(t *testing.T) {
 		t.Error("DefaultTSIG not in TSIG")
 	}
 }
+
+func TestPolicyDurationLookups(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		find   func() (PolicyDuration, bool)
+		want   string // the keyword found, "" when none
+	}{
+		"Keyword":        {"named.conf's keyword", func() (PolicyDuration, bool) { return PolicyDurationByKeyword("signatures-refresh") }, "signatures-refresh"},
+		"Field":          {"the API's field", func() (PolicyDuration, bool) { return PolicyDurationByField("parentDSTTL") }, "parent-ds-ttl"},
+		"FieldIsNotKw":   {"a keyword is not a field", func() (PolicyDuration, bool) { return PolicyDurationByField("dnskey-ttl") }, ""},
+		"UnknownKeyword": {"not a policy duration", func() (PolicyDuration, bool) { return PolicyDurationByKeyword("max-cache-ttl") }, ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			d, ok := tc.find()
+			if diff := cmp.Diff(tc.want, d.Keyword); diff != "" || ok != (tc.want != "") {
+				t.Errorf("%s: found %v (-want +got):\n%s", tc.reason, ok, diff)
+			}
+		})
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/pkggen"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/testenv"
 )
 
 // Environment of TestRandomPackages (make test runs the defaults).
@@ -34,31 +34,6 @@ const (
 	envDuration = "BINDFN_DIFF_DURATION"    // stop starting packages after this long (e.g. 40m)
 	envNoXfer   = "BINDFN_DIFF_NO_TRANSFER" // 1: run each role alone (no transfer stage)
 )
-
-func envInt(t *testing.T, name string, def int) int {
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatalf("%s=%q: %v", name, s, err)
-	}
-	return n
-}
-
-// envRate is a probability from the environment.
-func envRate(t *testing.T, name string, def float64) float64 {
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 || f > 1 {
-		t.Fatalf("%s=%q: want a probability 0..1", name, s)
-	}
-	return f
-}
 
 // Case is a kept divergence: testdata/divergences/<name>/{input.yaml,expect.yaml}.
 type Case struct {
@@ -215,10 +190,10 @@ type outcome struct {
 // the test; with BINDFN_DIFF_SHRINK=<dir> each new one is shrunk into dir.
 func TestRandomPackages(t *testing.T) {
 	requirements(t)
-	n := envInt(t, envN, 24)
-	seed := uint64(envInt(t, envSeed, 1))
-	par := max(1, envInt(t, envPar, 2))
-	rate, limits := envRate(t, envMistakes, 0.3), envRate(t, envLimits, 0.3)
+	n := testenv.Int(t, envN, 24)
+	seed := uint64(testenv.Int(t, envSeed, 1))
+	par := max(1, testenv.Int(t, envPar, 2))
+	rate, limits := testenv.Rate(t, envMistakes, 0.3), testenv.Rate(t, envLimits, 0.3)
 	opt := Options{Named: os.Getenv(envNoNamed) != "1", Transfer: os.Getenv(envNoXfer) != "1", Bypass: true}
 	var logf *os.File
 	if p := os.Getenv(envLog); p != "" {
@@ -254,14 +229,7 @@ func TestRandomPackages(t *testing.T) {
 			}
 		}()
 	}
-	var until time.Time
-	if s := os.Getenv(envDuration); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			t.Fatalf("%s: %v", envDuration, err)
-		}
-		until = start.Add(d)
-	}
+	until := testenv.Until(t, envDuration, start)
 	go func() {
 		for i := 0; i < n; i++ {
 			if !until.IsZero() && time.Now().After(until) {

@@ -39,6 +39,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
@@ -251,14 +252,6 @@ func bypassRender(items []model.Item) (objs []render.Object, renderErrs diag.Res
 	return objs, renderErrs, ""
 }
 
-// durationKw maps BindDNSSECPolicy duration fields to named.conf.
-var durationKw = map[string]string{
-	"dnskeyTTL": "dnskey-ttl", "maxZoneTTL": "max-zone-ttl", "signaturesRefresh": "signatures-refresh",
-	"signaturesValidity": "signatures-validity", "signaturesValidityDNSKEY": "signatures-validity-dnskey",
-	"publishSafety": "publish-safety", "retireSafety": "retire-safety", "purgeKeys": "purge-keys",
-	"zonePropagationDelay": "zone-propagation-delay", "parentDSTTL": "parent-ds-ttl", "parentPropagationDelay": "parent-propagation-delay",
-}
-
 var reExtra = regexp.MustCompile(`^spec\.extraOptions(\[\d+\])?$`)
 
 // probeConf is a minimal named.conf holding the raw value a render error
@@ -281,12 +274,18 @@ func probeConf(items []model.Item, r diag.Result) (string, bool) {
 		}
 		b.WriteString("};\n")
 		return b.String(), true
-	case r.Source.Ref.Kind == "BindDNSSECPolicy" && durationKw[strings.TrimPrefix(r.Field, "spec.")] != "":
-		f := strings.TrimPrefix(r.Field, "spec.")
-		val, _ := spec[f].(string)
-		return fmt.Sprintf("dnssec-policy \"probe\" {\n\t%s %s;\n};\noptions { directory \"/tmp\"; };\n", durationKw[f], val), true
+	case r.Source.Ref.Kind == "BindDNSSECPolicy" && isPolicyDuration(r.Field):
+		d, _ := vocab.PolicyDurationByField(strings.TrimPrefix(r.Field, "spec."))
+		val, _ := spec[d.Field].(string)
+		return fmt.Sprintf("dnssec-policy \"probe\" {\n\t%s %s;\n};\noptions { directory \"/tmp\"; };\n", d.Keyword, val), true
 	}
 	return "", false
+}
+
+// isPolicyDuration: field is a BindDNSSECPolicy duration (spec.dnskeyTTL).
+func isPolicyDuration(field string) bool {
+	_, ok := vocab.PolicyDurationByField(strings.TrimPrefix(field, "spec."))
+	return ok
 }
 
 func specOf(items []model.Item, kind, name string) map[string]any {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"git.unkin.net/unkin/bind-fn/internal/agent/serversconf"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
@@ -35,25 +37,20 @@ const (
 // divergence, a wrong key) waits it out, so it is what such a verdict costs.
 var TransferTimeout = 15 * time.Second
 
-// pairServers is servers.conf as the agent writes it on these two pods.
-func pairServers(doc layout.AgentConfigDoc) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "acl %q { %s; %s; };\n", layout.PeersACL, pairPrimaryIP, pairSecondaryIP)
+// pairServers is servers.conf as the agent writes it on these two pods
+// (serversconf.Write): each list resolved to the other pod of the pair, and
+// both pods in the peers ACL.
+func pairServers(doc layout.AgentConfigDoc) (string, error) {
+	primary, secondary := net.ParseIP(pairPrimaryIP), net.ParseIP(pairSecondaryIP)
+	lists := []serversconf.List{{Name: "pair", ACLOnly: true, IPs: []net.IP{primary, secondary}}}
 	for _, l := range doc.ServerLists {
-		if l.ACLOnly { // in the ACL above only, as agent.ServersConf writes it
-			continue
-		}
-		ip := pairPrimaryIP
+		ip := primary
 		if l.Role == "primary" { // the list the primary uses: its secondaries
-			ip = pairSecondaryIP
+			ip = secondary
 		}
-		port := ""
-		if l.Port != 0 {
-			port = fmt.Sprintf(" port %d", l.Port)
-		}
-		fmt.Fprintf(&b, "primaries %q { %s%s key %q; };\n", l.Name, ip, port, l.Key)
+		lists = append(lists, serversconf.List{Name: l.Name, Key: l.Key, Port: l.Port, ACLOnly: l.ACLOnly, IPs: []net.IP{ip}})
 	}
-	return b.String()
+	return serversconf.Write(lists)
 }
 
 // netSetup runs before the mounts, in the pod's new network namespace.
@@ -155,9 +152,12 @@ func runPair(t testing.TB, c *testutil.Cluster, pRoot, sRoot string, zones []zon
 	if msg := guard(func() { doc = testutil.AgentConfig(st, c) }); msg != "" {
 		return []Failure{{Stage: StageLayout, Cluster: c.Name, Msg: msg}}
 	}
-	servers := []byte(pairServers(doc))
+	servers, err := pairServers(doc)
+	if err != nil {
+		return []Failure{{Stage: StageLayout, Cluster: c.Name, Msg: err.Error()}}
+	}
 	for _, root := range []string{pRoot, sRoot} {
-		if err := os.WriteFile(filepath.Join(root, layout.RunFile(layout.ServersInclude)), servers, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(root, layout.RunFile(layout.ServersInclude)), []byte(servers), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

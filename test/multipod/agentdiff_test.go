@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +28,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/testenv"
 )
 
 // The agent differential (docs/design.md#differential, issue 20): random
@@ -82,18 +82,6 @@ type agentCase struct {
 
 func agentCasesDir(t testing.TB) string {
 	return filepath.Join(bindtools.RepoRoot(t), "test", "differential", "testdata", "agent")
-}
-
-func envNum(t *testing.T, name string, def int) int {
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatalf("%s=%q: %v", name, s, err)
-	}
-	return n
 }
 
 // TestAgentDifferential runs the kept agent cases, then the random ones.
@@ -178,16 +166,9 @@ func TestAgentDifferential(t *testing.T) {
 		t.Logf("caught: %s", strings.SplitN(err.Error(), "\n", 3)[:2])
 	})
 
-	n := envNum(t, envAgentDiffN, agentDiffSeeds)
-	seed := uint64(envNum(t, envAgentDiffSeed, 1))
-	var until time.Time
-	if s := os.Getenv(envAgentDiffDuration); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			t.Fatalf("%s: %v", envAgentDiffDuration, err)
-		}
-		until = time.Now().Add(d)
-	}
+	n := testenv.Int(t, envAgentDiffN, agentDiffSeeds)
+	seed := uint64(testenv.Int(t, envAgentDiffSeed, 1))
+	until := testenv.Until(t, envAgentDiffDuration, time.Now())
 	var logf *os.File
 	if p := os.Getenv(envAgentDiffLog); p != "" {
 		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)

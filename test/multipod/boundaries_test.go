@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,111 +13,6 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
-
-// The boundaries cluster (docs/design.md#boundaries): two views with their own catalogs
-// and their own update keys, a zone narrowed by allowQuery inside the
-// internal view (a catalog member but for its ACL), and a cluster
-// allowQuery that leaves out loopback.
-const boundariesYAML = `
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindCluster
-metadata: {name: fence, namespace: dns}
-spec:
-  replicas: 3
-  storage: {size: 1Gi}
-  allowQuery: ["192.0.2.0/24", "198.18.0.1", "198.18.7.0/24"]
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindView
-metadata: {name: internal, namespace: dns}
-spec: {clusterRef: fence, order: 1, matchClients: ["192.0.2.0/24", "198.18.7.0/24"]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindView
-metadata: {name: external, namespace: dns}
-spec: {clusterRef: fence, order: 2}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindCatalogZone
-metadata: {name: cat-int, namespace: dns}
-spec: {clusterRef: fence, viewRef: internal, zoneName: catalog-int.invalid}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindCatalogZone
-metadata: {name: cat-ext, namespace: dns}
-spec: {clusterRef: fence, viewRef: external, zoneName: catalog-ext.invalid}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindTSIGKey
-metadata: {name: int-ddns, namespace: dns}
-spec: {clusterRef: fence}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindTSIGKey
-metadata: {name: ext-ddns, namespace: dns}
-spec: {clusterRef: fence}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindZone
-metadata: {name: corp-int, namespace: dns}
-spec:
-  clusterRef: fence
-  viewRef: internal
-  zoneName: corp.example
-  nameservers: [ns1.example.net.]
-  dynamicUpdate: true
-  updateKeyRef: int-ddns
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindZone
-metadata: {name: corp-ext, namespace: dns}
-spec:
-  clusterRef: fence
-  viewRef: external
-  zoneName: corp.example
-  nameservers: [ns1.example.net.]
-  dynamicUpdate: true
-  updateKeyRef: ext-ddns
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: DNSRecord
-metadata: {name: secret, namespace: dns}
-spec: {zoneRef: corp-int, name: secret, type: A, values: ["10.9.9.9"]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: DNSRecord
-metadata: {name: www, namespace: dns}
-spec: {zoneRef: corp-ext, name: www, type: A, values: ["198.51.100.80"]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindZone
-metadata: {name: hr, namespace: dns}
-spec:
-  clusterRef: fence
-  viewRef: internal
-  zoneName: hr.example
-  nameservers: [ns1.example.net.]
-  allowQuery: ["192.0.2.0/24"]
-  records:
-    - {name: payroll, type: A, values: ["10.7.7.7"]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindTSIGKey
-metadata: {name: partner-xfr, namespace: dns}
-spec: {clusterRef: fence}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindZone
-metadata: {name: shared-ext, namespace: dns}
-spec:
-  clusterRef: fence
-  viewRef: external
-  zoneName: shared.example
-  nameservers: [ns1.example.net.]
-  allowTransfer: ["key partner-xfr"]
-  records:
-    - {name: www, type: A, values: ["198.51.100.90"]}
-`
 
 func fenceIP(i int) string { return fmt.Sprintf("198.18.6.%d", 10+i) }
 
@@ -137,23 +31,14 @@ const fenceSvc = "198.18.1.30"
 //     loopback inside each pod, or from an address outside the list, is
 //     still refused: nothing else gains access.
 func TestBoundaries(t *testing.T) {
-	agentBin := requirements(t)
-	if !inLab() {
-		enterOwnLab(t)
+	c, r := ownLabCluster(t, "boundaries.yaml", "fence", podPlan{IP: fenceIP, PrimarySvc: fenceSvc, NetnsPrefix: "fence-"}, nil)
+	if c == nil {
 		return
 	}
-	if os.Getenv(envOwnLab) != t.Name() {
-		t.Skip("runs in a lab of its own (a test of the lab that entered this one is running)")
-	}
-	lab := newLab(t, filepath.Dir(agentBin))
-	r := renderInputs(t, Inputs(nil).Add(t, boundariesYAML), nil)
-	c := lab.startCluster(r, "fence", podPlan{IP: fenceIP, PrimarySvc: fenceSvc, NetnsPrefix: "fence-"})
-	defer c.stop()
-	c.waitReady(hang)
 
 	// DNSRecords added after the start reach named only by the agent's
 	// UPDATEs (the first ones were in the seeded zone file).
-	in := Inputs(nil).Add(t, boundariesYAML).Add(t, `
+	in := fixtureInputs(t, "boundaries.yaml").Add(t, `
 apiVersion: bind.unkin.net/v1alpha1
 kind: DNSRecord
 metadata: {name: added-int, namespace: dns}
@@ -211,7 +96,7 @@ spec: {zoneRef: corp-ext, name: added, type: A, values: ["198.51.100.81"]}
 		}
 		// Nothing else gains access: an unsigned query from loopback
 		// inside the pod is refused, as the cluster's allowQuery says.
-		if status := digIn(t, "fence-"+p.Name, "127.0.0.1", "www.corp.example"); status != "REFUSED" {
+		if status := digIn(t, p.Net.Name, "127.0.0.1", "www.corp.example"); status != "REFUSED" {
 			t.Errorf("%s: an unsigned query from loopback inside the pod got %s, want REFUSED", p.Name, status)
 		}
 	}
@@ -238,38 +123,41 @@ spec: {zoneRef: corp-ext, name: added, type: A, values: ["198.51.100.81"]}
 		t.Errorf("an unsigned AXFR of shared.example got %d records, want a refusal", len(rrs))
 	}
 	// An address outside the cluster's allowQuery (another pod's) is refused.
-	if status := digIn(t, "fence-"+c.Pods[1].Name, c.Pods[0].Net.IP, "www.corp.example"); status != "REFUSED" {
+	if status := digIn(t, c.Pods[1].Net.Name, c.Pods[0].Net.IP, "www.corp.example"); status != "REFUSED" {
 		t.Errorf("a query from pod 1's address to the primary got %s, want REFUSED", status)
 	}
 }
 
-// envOwnLab names the test a lab was entered for (enterOwnLab).
-const envOwnLab = "BINDFN_MULTIPOD_LAB_TEST"
-
-// enterOwnLab is enterLab for this test alone: the test binary re-executed
-// in a fresh lab (network, mount and PID namespaces) runs only t, so that
-// its bridge and pods never meet TestLab's in one namespace.
-func enterOwnLab(t *testing.T) {
+// ownLabCluster starts the cluster name of the package in
+// testdata/<fixture>, rendered, in a lab of its own (ownLab), and waits
+// until every pod is ready; it stops when t ends. setup, when not nil,
+// runs on the lab before the cluster starts. Outside that lab it runs the
+// test in one and returns nil.
+func ownLabCluster(t *testing.T, fixture, name string, plan podPlan, setup func(*Lab)) (*Cluster, *Rendered) {
 	t.Helper()
-	unshare := mustLook(t, "unshare")
-	self, err := os.Executable()
+	agentBin := requirements(t)
+	if !ownLab(t) {
+		return nil, nil
+	}
+	lab := newLab(t, filepath.Dir(agentBin))
+	if setup != nil {
+		setup(lab)
+	}
+	r := renderInputs(t, fixtureInputs(t, fixture), nil)
+	c := lab.startCluster(r, name, plan)
+	t.Cleanup(c.stop)
+	c.waitReady(hang)
+	return c, r
+}
+
+// fixtureInputs are the objects of testdata/<name>.
+func fixtureInputs(t testing.TB, name string) Inputs {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"-n", "-m", "-p", "--fork", "--kill-child=SIGKILL", "--mount-proc", "--propagation", "private", self}
-	for _, a := range os.Args[1:] {
-		if !strings.HasPrefix(a, "-test.run") {
-			args = append(args, a)
-		}
-	}
-	args = append(args, "-test.run=^"+t.Name()+"$")
-	cmd := exec.Command(unshare, args...)
-	cmd.Env = append(os.Environ(), envInLab+"=1", envOwnLab+"="+t.Name())
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("the lab (unshare -n -m -p) failed: %v (its output is above)", err)
-	}
+	return Inputs(nil).Add(t, string(b))
 }
 
 // digIn runs dig inside a pod's network namespace and returns the status

@@ -300,70 +300,19 @@ func containerCommand(t testing.TB, rc *testutil.Cluster, podName string) (argv,
 	return nil, nil
 }
 
-// volumeFiles maps each ConfigMap/Secret mount path of the named container
-// to its files, from the rendered objects.
-func volumeFiles(t testing.TB, rc *testutil.Cluster) map[string]map[string][]byte {
-	t.Helper()
-	spec := rc.StatefulSet.Spec.Template.Spec
-	vols := map[string]corev1.Volume{}
-	for _, v := range spec.Volumes {
-		vols[v.Name] = v
-	}
-	out := map[string]map[string][]byte{}
-	for _, ctr := range spec.Containers {
-		if ctr.Name != "named" {
-			continue
-		}
-		for _, m := range ctr.VolumeMounts {
-			if m.SubPath != "" {
-				t.Fatalf("mount %q uses subPath: such mounts never update", m.Name)
-			}
-			v := vols[m.Name]
-			files := map[string][]byte{}
-			switch {
-			case v.ConfigMap != nil:
-				cm := rc.ConfigMaps[v.ConfigMap.Name]
-				optional := v.ConfigMap.Optional != nil && *v.ConfigMap.Optional
-				if cm == nil && !optional {
-					t.Fatalf("volume %q: no ConfigMap %q rendered", v.Name, v.ConfigMap.Name)
-				}
-				if cm != nil { // an optional ConfigMap that does not exist mounts empty
-					for k, s := range cm.Data {
-						files[k] = []byte(s)
-					}
-				}
-			case v.Secret != nil:
-				s := rc.Secrets[v.Secret.SecretName]
-				if s == nil {
-					continue // an imported Secret: none here
-				}
-				for k, b := range s.Data {
-					files[k] = b
-				}
-				for k, v := range s.StringData {
-					files[k] = []byte(v)
-				}
-			default:
-				continue
-			}
-			out[m.MountPath] = files
-		}
-	}
-	return out
-}
-
 // layVolumes writes (or swaps, kubelet-style) every ConfigMap and Secret
 // volume under the pod's tree.
 func (p *Pod) layVolumes(rc *testutil.Cluster) {
 	t := p.lab.t
 	t.Helper()
-	for mount, files := range volumeFiles(t, rc) {
-		if !strings.HasPrefix(mount, "/etc/bind-fn/") {
-			t.Fatalf("mount %s is outside /etc/bind-fn, which the lab binds", mount)
+	for _, m := range testutil.NamedMounts(t, rc) {
+		if !m.Projected {
+			continue // an emptyDir or the data PVC; an imported Secret: none here
 		}
-		if err := kubeletdir.Write(filepath.Join(p.Root, mount), files); err != nil {
-			t.Fatal(err)
+		if !strings.HasPrefix(m.Path, "/etc/bind-fn/") {
+			t.Fatalf("mount %s is outside /etc/bind-fn, which the lab binds", m.Path)
 		}
+		testutil.WriteKubeletDir(t, filepath.Join(p.Root, m.Path), m.Files)
 	}
 }
 

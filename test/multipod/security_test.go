@@ -2,7 +2,6 @@ package multipod
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,75 +13,6 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 )
-
-// The security classes of issue 20 on a running cluster: an office view
-// that recurses, matched by a BindACL holding a key and the office range,
-// and a world view for everyone else.
-const securityYAML = `
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindCluster
-metadata: {name: sec, namespace: dns}
-spec:
-  replicas: 2
-  mode: authoritative
-  allowRecursion: ["192.0.2.0/25"]
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindTSIGKey
-metadata: {name: ops-key, namespace: dns}
-spec: {clusterRef: sec}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindTSIGKey
-metadata: {name: world-key, namespace: dns}
-spec: {clusterRef: sec}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindACL
-metadata: {name: trusted, namespace: dns}
-spec: {clusterRef: sec, addresses: ["key ops-key", "192.0.2.0/24"]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindView
-metadata: {name: office, namespace: dns}
-spec: {clusterRef: sec, order: 1, recursion: true, matchClients: ["trusted"]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindView
-metadata: {name: world, namespace: dns}
-spec: {clusterRef: sec, order: 2}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindZone
-metadata: {name: corp-office, namespace: dns}
-spec:
-  clusterRef: sec
-  viewRef: office
-  zoneName: corp.example
-  nameservers: [ns1.example.net.]
-  dynamicUpdate: true
-  updateKeyRef: ops-key
-  records:
-    - {name: www, type: A, values: ["10.1.1.1"]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindZone
-metadata: {name: corp-world, namespace: dns}
-spec:
-  clusterRef: sec
-  viewRef: world
-  zoneName: corp.example
-  nameservers: [ns1.example.net.]
-  dynamicUpdate: true
-  updateKeyRef: world-key
-  records:
-    - {name: www, type: A, values: ["198.51.100.1"]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: DNSRecord
-metadata: {name: secret, namespace: dns}
-spec: {zoneRef: corp-office, name: secret, type: A, values: ["10.9.9.9"]}
-`
 
 const (
 	secSvc = "198.18.23.10"
@@ -106,24 +36,18 @@ func secIP(i int) string { return fmt.Sprintf("198.18.22.%d", 10+i) }
 //     another view's update key (the world zone's updates would land in the
 //     office view); the refusal is checked on the variant.
 func TestSecurityClasses(t *testing.T) {
-	agentBin := requirements(t)
-	if !ownLab(t) {
+	c, _ := ownLabCluster(t, "security.yaml", "sec", podPlan{IP: secIP, PrimarySvc: secSvc, NetnsPrefix: "sec-"}, func(*Lab) {
+		sh(t, "ip", "addr", "add", officeOutside+"/32", "dev", bridge)
+	})
+	if c == nil {
 		return
 	}
-	in := Inputs(nil).Add(t, securityYAML)
 	// The variant fn-validate must refuse: the world zone updated with the
 	// key the office view's ACL holds.
-	bad := in.Edit(t, "BindZone", "corp-world", func(obj map[string]any) { spec(obj)["updateKeyRef"] = "ops-key" })
+	bad := fixtureInputs(t, "security.yaml").Edit(t, "BindZone", "corp-world", func(obj map[string]any) { spec(obj)["updateKeyRef"] = "ops-key" })
 	if _, rs := pipeline.Run(pipeline.Input{Items: bad}, render.Options{Rand: &testutil.DetRand{}}); !refusedWith(rs, "corp-world", "spec.updateKeyRef", "ops-key") {
 		t.Errorf("fn-validate accepts the world zone updated with ops-key, which the office view's BindACL holds:\n%v", rs)
 	}
-
-	lab := newLab(t, filepath.Dir(agentBin))
-	sh(t, "ip", "addr", "add", officeOutside+"/32", "dev", bridge)
-	r := renderInputs(t, in, nil)
-	c := lab.startCluster(r, "sec", podPlan{IP: secIP, PrimarySvc: secSvc, NetnsPrefix: "sec-"})
-	defer c.stop()
-	c.waitReady(hang)
 	ops := c.tsig(t, "ops-key-tsig")
 
 	for _, p := range c.Pods {
