@@ -100,8 +100,13 @@ func AgentCommand(c *model.Cluster, p PodPlan) []string {
 }
 
 // PreStopDrainSeconds is how long a deleted pod keeps serving before named
-// is stopped: time for its endpoints to leave every Service.
-const PreStopDrainSeconds = 5
+// is stopped: time for its endpoints to leave every Service. 5 s was not
+// enough: when a roll deletes a pod right after the last one became Ready,
+// the EndpointSlice controller may find its informer cache out of date and
+// retry with a backoff of 1, 2, 4 s…, and a query sent 5.4 s after the
+// deletion still reached the stopping named (TestRenderedCluster/
+// RollingUpgrade in CI). 10 s leaves named 20 s of the 30 s grace period.
+const PreStopDrainSeconds = 10
 
 // DefaultStorageSize is the data claim size when spec.storage.size is empty.
 const DefaultStorageSize = "1Gi"
