@@ -192,11 +192,13 @@ func (a *Agent) snapshot(cfg *layout.AgentConfigDoc) (Snapshot, error) {
 			continue
 		}
 		p := filepath.Join(dir, n)
-		fh, err := TreeHash(p)
+		var fh string
 		if fi, serr := os.Stat(p); serr == nil && fi.Mode().IsRegular() {
 			var b []byte
 			b, err = os.ReadFile(p)
 			fh = fmt.Sprintf("%x", sha256.Sum256(b))
+		} else {
+			fh, err = TreeHash(p)
 		}
 		if err != nil {
 			return Snapshot{}, err
