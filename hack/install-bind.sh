@@ -30,6 +30,10 @@ done
 command -v mmdebstrap >/dev/null 2>&1 || apt_install mmdebstrap
 # dnsperf: the query-throughput benchmark (hack/bench-dnsperf.sh, BENCHMARKS.md).
 command -v dnsperf >/dev/null 2>&1 || apt_install dnsperf
+# iptables: the multi-pod lab drops and rejects packets inside its namespaces
+# (TestLab/3-notify-tcp-retry, TestSecondariesBeforePrimaryService). A fresh
+# machine has none; before, only install-k8s.sh --node installed it, after the lab ran.
+command -v iptables >/dev/null 2>&1 || [ -x /usr/sbin/iptables ] || [ -x /sbin/iptables ] || apt_install iptables
 
 ver=$(tr -d '[:space:]' <"$root/tools/bind9.20/version")
 key=$(printf 'trixie %s bind9 bind9-utils bind9-dnsutils\n' "$ver" | sha256sum | cut -c1-16)

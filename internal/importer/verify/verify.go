@@ -194,6 +194,8 @@ type verifier struct {
 	// mounts are this verify's mounts in the order made (stop unmounts
 	// them last first).
 	mounts []string
+	// overlays are the directories of mounts that got an overlay (overlay).
+	overlays []string
 	// origAddr is where the original answers.
 	origAddr string
 }
@@ -547,7 +549,18 @@ func (v *verifier) mountScratch() error {
 
 // overlay lays an overlay over dir whose writes land under base, and
 // records it for stop.
+//
+// A dir at or below a directory that already has one of this verify's
+// overlays is private already (its writes land in that overlay's upper
+// half): it gets none. Stacking one would also fail on a machine whose
+// pod paths are missing under /run or /etc (privateDir overlays their
+// parent): the kernel refuses a third level ("overlayfs: maximum fs
+// stacking depth exceeded"), which a fresh machine's cold run hit with
+// Debian's /run/named.
 func (v *verifier) overlay(dir, base string) error {
+	if v.overlaid(dir) {
+		return nil
+	}
 	n := len(v.mounts)
 	up, work := filepath.Join(base, fmt.Sprintf("overlay%d", n), "upper"), filepath.Join(base, fmt.Sprintf("overlay%d", n), "work")
 	for _, d := range []string{up, work} {
@@ -559,7 +572,20 @@ func (v *verifier) overlay(dir, base string) error {
 		return err
 	}
 	v.mounts = append(v.mounts, dir)
+	v.overlays = append(v.overlays, dir)
 	return nil
+}
+
+// overlaid reports whether dir is at or below a directory this verify
+// has laid an overlay over.
+func (v *verifier) overlaid(dir string) bool {
+	dir = filepath.Clean(dir)
+	for _, o := range v.overlays {
+		if dir == o || strings.HasPrefix(dir, o+"/") || o == "/" {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *verifier) containerCommand(sts *appsv1.StatefulSet) (argv, env []string, err error) {
