@@ -22,18 +22,21 @@ apt_install() { # packages...
   DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
+# have CMD: CMD is in PATH or in an sbin directory a non-login root PATH may lack.
+have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/sbin/$1" ]; }
+
 need=()
 for c in named named-checkconf named-checkzone rndc nsupdate dig ip unshare; do
-  command -v "$c" >/dev/null 2>&1 || [ -x "/usr/sbin/$c" ] || [ -x "/sbin/$c" ] || need+=("$c")
+  have "$c" || need+=("$c")
 done
 [ ${#need[@]} -eq 0 ] || apt_install bind9 bind9-utils bind9-dnsutils iproute2 util-linux
-command -v mmdebstrap >/dev/null 2>&1 || apt_install mmdebstrap
+have mmdebstrap || apt_install mmdebstrap
 # dnsperf: the query-throughput benchmark (hack/bench-dnsperf.sh, BENCHMARKS.md).
-command -v dnsperf >/dev/null 2>&1 || apt_install dnsperf
+have dnsperf || apt_install dnsperf
 # iptables: the multi-pod lab drops and rejects packets inside its namespaces
 # (TestLab/3-notify-tcp-retry, TestSecondariesBeforePrimaryService). A fresh
 # machine has none; before, only install-k8s.sh --node installed it, after the lab ran.
-command -v iptables >/dev/null 2>&1 || [ -x /usr/sbin/iptables ] || [ -x /sbin/iptables ] || apt_install iptables
+have iptables || apt_install iptables
 
 ver=$(tr -d '[:space:]' <"$root/tools/bind9.20/version")
 key=$(printf 'trixie %s bind9 bind9-utils bind9-dnsutils\n' "$ver" | sha256sum | cut -c1-16)

@@ -23,4 +23,8 @@ func TestOverlaid(t *testing.T) {
 			t.Errorf("overlaid(%q) = %v, want %v (%s)", c.dir, got, c.want, c.why)
 		}
 	}
+	// An overlay over / (a config in /) covers every directory.
+	if root := (&verifier{overlays: []string{"/"}}); !root.overlaid("/var/cache/bind") {
+		t.Error(`overlaid("/var/cache/bind") under an overlay over / = false, want true`)
+	}
 }

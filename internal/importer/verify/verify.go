@@ -276,7 +276,7 @@ func (v *verifier) overlayDirs() []string {
 	sort.Strings(dirs)
 	var top []string
 	for _, d := range dirs {
-		if len(top) > 0 && (d == top[len(top)-1] || strings.HasPrefix(d, top[len(top)-1]+"/")) {
+		if len(top) > 0 && atOrBelow(d, top[len(top)-1]) {
 			continue
 		}
 		top = append(top, d)
@@ -581,11 +581,16 @@ func (v *verifier) overlay(dir, base string) error {
 func (v *verifier) overlaid(dir string) bool {
 	dir = filepath.Clean(dir)
 	for _, o := range v.overlays {
-		if dir == o || strings.HasPrefix(dir, o+"/") || o == "/" {
+		if atOrBelow(dir, o) {
 			return true
 		}
 	}
 	return false
+}
+
+// atOrBelow reports whether the clean path dir is top or lies below it.
+func atOrBelow(dir, top string) bool {
+	return dir == top || strings.HasPrefix(dir, strings.TrimSuffix(top, "/")+"/")
 }
 
 func (v *verifier) containerCommand(sts *appsv1.StatefulSet) (argv, env []string, err error) {
