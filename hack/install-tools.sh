@@ -35,7 +35,7 @@ goversion=$(go env GOVERSION GOOS GOARCH | tr '\n' ' ')
 build() { # name package [extra go build args...]
   local name=$1 pkg=$2; shift 2
   local dir="$root/tools/$name" stamp="$bin/.$name.key" key
-  key=$( { cat "$dir/go.mod" "$dir/go.sum"; echo "$pkg $* $goversion"; } | sha256sum | cut -c1-32)
+  key=$( { cat "$dir/go.mod" "$dir/go.sum"; echo "$pkg $* -trimpath CGO_ENABLED=0 $goversion"; } | sha256sum | cut -c1-32)
   if [ -x "$bin/$name" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
     return 0
   fi
@@ -49,7 +49,10 @@ build() { # name package [extra go build args...]
     echo "install-tools: $name from cache" >&2
   else
     echo "install-tools: building $name (cache $cached)" >&2
-    (cd "$dir" && go build -o "$cached.tmp.$$" "$@" "$pkg")
+    # Static and -trimpath, as bin/ and hack/install-k8s.sh build: the standard
+    # library and the modules the tools share (crossplane's CLI and core, the
+    # Kubernetes libraries) compile once into the build cache, not once per flag set.
+    (cd "$dir" && CGO_ENABLED=0 go build -trimpath -o "$cached.tmp.$$" "$@" "$pkg")
     mv -f "$cached.tmp.$$" "$cached"
   fi
   cp -f "$cached" "$bin/$name.tmp.$$"

@@ -2,7 +2,6 @@ package multipod
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -153,11 +152,7 @@ func ownLabCluster(t *testing.T, fixture, name string, plan podPlan, setup func(
 // fixtureInputs are the objects of testdata/<name>.
 func fixtureInputs(t testing.TB, name string) Inputs {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Inputs(nil).Add(t, string(b))
+	return Inputs(nil).AddFile(t, name)
 }
 
 // digIn runs dig inside a pod's network namespace and returns the status

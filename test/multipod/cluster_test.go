@@ -57,6 +57,22 @@ func (in Inputs) Add(t testing.TB, yamlText string) Inputs {
 	return append(append(Inputs(nil), in...), items...)
 }
 
+// AddFile returns in plus the objects of testdata/<name>; a decode error
+// names that file.
+func (in Inputs) AddFile(t testing.TB, name string) Inputs {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := testutil.DecodeItems(path, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(append(Inputs(nil), in...), items...)
+}
+
 // spec returns obj["spec"] as a map.
 func spec(obj map[string]any) map[string]any {
 	s, _ := obj["spec"].(map[string]any)

@@ -34,59 +34,7 @@ var sigZones = []string{"signed.example", "csk.example"}
 
 func sigInputs(t testing.TB) Inputs {
 	t.Helper()
-	items, err := testutil.DecodeItems("signed.yaml", []byte(`
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindCluster
-metadata: {name: sig, namespace: dns}
-spec:
-  replicas: 3
-  storage: {size: 1Gi}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindDNSSECPolicy
-metadata: {name: kskzsk, namespace: dns}
-spec:
-  clusterRef: sig
-  keys:
-    - {role: ksk, algorithm: ecdsap256sha256, lifetime: unlimited}
-    - {role: zsk, algorithm: ecdsap256sha256, lifetime: unlimited}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindDNSSECPolicy
-metadata: {name: csk, namespace: dns}
-spec:
-  clusterRef: sig
-  keys:
-    - {role: csk, algorithm: ed25519, lifetime: unlimited}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindZone
-metadata: {name: signed-example, namespace: dns}
-spec:
-  clusterRef: sig
-  zoneName: signed.example
-  nameservers: [ns1.signed.example.]
-  dnssecPolicyRef: kskzsk
-  records:
-    - {name: ns1, type: A, values: ["198.18.8.10"]}
-    - {name: www, type: A, values: ["192.0.2.80"]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindZone
-metadata: {name: csk-example, namespace: dns}
-spec:
-  clusterRef: sig
-  zoneName: csk.example
-  nameservers: [ns1.csk.example.]
-  dnssecPolicyRef: csk
-  records:
-    - {name: ns1, type: A, values: ["198.18.8.10"]}
-    - {name: www, type: A, values: ["192.0.2.81"]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Inputs(items)
+	return fixtureInputs(t, "dnssec.yaml")
 }
 
 // TestDNSSEC: named signs with the rendered keys (the

@@ -226,33 +226,7 @@ func configChange(t testing.TB, in Inputs) Inputs {
 			}
 		}
 	})
-	return in.Add(t, `
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindZone
-metadata: {name: example-org, namespace: dns}
-spec:
-  clusterRef: auth
-  viewRef: external
-  zoneName: example.org
-  nameservers: [ns1.example.com.]
-  records:
-    - {name: www, type: A, values: ["198.51.100.90"]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindACL
-metadata: {name: partners, namespace: dns}
-spec:
-  clusterRef: auth
-  addresses: [198.18.7.0/24]
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindView
-metadata: {name: partners, namespace: dns}
-spec:
-  clusterRef: auth
-  order: 50
-  matchClients: [partners]
-`)
+	return in.AddFile(t, "config-change.yaml")
 }
 
 // scenarioConfigChange swaps the changed config on every pod, kubelet-style.
