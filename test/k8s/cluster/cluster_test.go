@@ -422,78 +422,31 @@ func coreDNS(t *testing.T, ctx context.Context) {
 }
 
 func deployCoreDNS(t *testing.T, ctx context.Context) {
-	apply(t, ctx, `apiVersion: v1
-kind: ServiceAccount
-metadata: {name: coredns, namespace: kube-system}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata: {name: system:coredns}
-rules:
-- apiGroups: [""]
-  resources: [endpoints, services, pods, namespaces]
-  verbs: [list, watch]
-- apiGroups: [discovery.k8s.io]
-  resources: [endpointslices]
-  verbs: [list, watch]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: system:coredns}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:coredns}
-subjects: [{kind: ServiceAccount, name: coredns, namespace: kube-system}]
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: coredns, namespace: kube-system}
-data:
-  Corefile: |
-    .:1053 {
-        errors
-        health :8080
-        ready :8181
-        kubernetes cluster.local in-addr.arpa ip6.arpa {
-           pods insecure
-           fallthrough in-addr.arpa ip6.arpa
-        }
-        cache 30
-        loop
-        reload
-        loadbalance
-    }
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: coredns, namespace: kube-system}
-spec:
-  replicas: 1
-  selector: {matchLabels: {k8s-app: kube-dns}}
-  template:
-    metadata: {labels: {k8s-app: kube-dns}}
-    spec:
-      serviceAccountName: coredns
-      dnsPolicy: Default
-      containers:
-      - name: coredns
-        image: `+corednsTg+`
-        imagePullPolicy: Never
-        args: [-conf, /etc/coredns/Corefile]
-        ports: [{containerPort: 1053, protocol: UDP, name: dns}, {containerPort: 1053, protocol: TCP, name: dns-tcp}]
-        readinessProbe: {httpGet: {path: /ready, port: 8181}}
-        volumeMounts: [{name: config, mountPath: /etc/coredns}]
-      volumes: [{name: config, configMap: {name: coredns}}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: kube-dns, namespace: kube-system, labels: {k8s-app: kube-dns}}
-spec:
-  clusterIP: `+dnsIP+`
-  selector: {k8s-app: kube-dns}
-  ports:
-  - {name: dns, port: 53, targetPort: 1053, protocol: UDP}
-  - {name: dns-tcp, port: 53, targetPort: 1053, protocol: TCP}
-`)
+	apply(t, ctx, fixture(t, "coredns.yaml", map[string]string{"COREDNS_IMAGE": corednsTg, "DNS_IP": dnsIP}))
 	waitPodsReady(t, ctx, "kube-system", "k8s-app=kube-dns", 1, controlplane.Hang)
+}
+
+// fixture is testdata/<name> with each ${VAR} replaced by vars[VAR]; a
+// variable vars does not hold fails the test, naming the file.
+func fixture(t *testing.T, name string, vars map[string]string) string {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	out := os.Expand(string(b), func(v string) string {
+		val, ok := vars[v]
+		if !ok {
+			missing = append(missing, v)
+		}
+		return val
+	})
+	if len(missing) > 0 {
+		t.Fatalf("%s: no value for ${%s}", path, strings.Join(missing, "}, ${"))
+	}
+	return out
 }
 
 // teardown stops the kubelet, kills every container through containerd
