@@ -50,11 +50,7 @@ func (in Inputs) Remove(t testing.TB, kind, name string) Inputs {
 // Add appends the objects of a YAML stream.
 func (in Inputs) Add(t testing.TB, yamlText string) Inputs {
 	t.Helper()
-	items, err := testutil.DecodeItems("added.yaml", []byte(yamlText))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(append(Inputs(nil), in...), items...)
+	return in.add(t, "added.yaml", []byte(yamlText))
 }
 
 // AddFile returns in plus the objects of testdata/<name>; a decode error
@@ -66,7 +62,13 @@ func (in Inputs) AddFile(t testing.TB, name string) Inputs {
 	if err != nil {
 		t.Fatal(err)
 	}
-	items, err := testutil.DecodeItems(path, b)
+	return in.add(t, path, b)
+}
+
+// add returns in plus the objects decoded from data, which source names.
+func (in Inputs) add(t testing.TB, source string, data []byte) Inputs {
+	t.Helper()
+	items, err := testutil.DecodeItems(source, data)
 	if err != nil {
 		t.Fatal(err)
 	}
