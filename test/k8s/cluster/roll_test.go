@@ -17,7 +17,8 @@ import (
 
 // rollingUpgrade: a change to the pod template (what a new BIND or agent
 // image is) rolls the StatefulSet one pod at a time while a query loop
-// asks the serve Service. Asserted: not one query fails, never more than
+// asks the serve Service, from a new source port each time and from one
+// socket (queryLoop). Asserted: not one query fails, never more than
 // one pod is unready at a time (maxUnavailable 1, the PDB's budget), and
 // every pod ends on the new revision, Ready. The roll's time is reported.
 func rollingUpgrade(t *testing.T, ctx context.Context) {
@@ -65,12 +66,16 @@ func rollingUpgrade(t *testing.T, ctx context.Context) {
 	took := time.Since(t0)
 	// A while longer: the last pod's endpoints settle.
 	time.Sleep(3 * time.Second)
-	queries, failed, partial := stop()
+	r := stop()
+	queries, failed, partial := r.queries, r.failed, r.partial
 	if len(failed) > 0 {
 		t.Errorf("%d of %d queries through the serve Service failed during the roll: %s", len(failed), queries, strings.Join(failed[:min(10, len(failed))], "; "))
 	}
 	if len(partial) > 0 {
 		t.Logf("%d of %d answers during the roll were the CNAME alone (queryLoop): %s", len(partial), queries, strings.Join(partial[:min(10, len(partial))], "; "))
+	}
+	if len(r.retried) > 0 {
+		t.Logf("%d one-socket queries during the roll were answered by their retry: %s", len(r.retried), strings.Join(r.retried[:min(10, len(r.retried))], "; "))
 	}
 	if maxUnready > 1 {
 		t.Errorf("%d pods were unready at once during the roll, want at most 1", maxUnready)

@@ -24,59 +24,96 @@ import (
 // serveIP is the example's serve Service ClusterIP (examples/authoritative).
 const serveIP = "10.96.53.53"
 
+// stickyPort is the source port of queryLoop's second loop: one socket,
+// as a forwarder keeps (CoreDNS's forward plugin, a node-local cache). It is
+// below Linux's ephemeral range, so no other socket takes it.
+const stickyPort = 20053
+
+// loopResult is what a queryLoop saw.
+type loopResult struct {
+	queries int
+	// failed: no answer, or not the example's address; partial: NOERROR
+	// with the CNAME alone; retried: the one-socket loop's queries answered
+	// only by their retry.
+	failed, partial, retried []string
+}
+
 // queryLoop asks the serve Service for www.example.com (a CNAME to the
-// apex, whose A record the answer carries), one query after another, until
-// stop is called; it returns how many it sent, the failures (no answer, or
-// not the example's address), each described by the response's header and
-// answer and, when podIPs are given, what each pod answered to the same
-// question right after, and the partial answers: NOERROR with the CNAME
-// alone. BIND 9.20 follows a CNAME only in the zone database the query
-// began in, so a query caught across the zone's reload (a static-zone
-// change on the primary) or a secondary's AXFR gets the CNAME without its
-// target (docs/kubelet-sync.md); a resolver then asks for the target itself
-// (RFC 1034 §5.3.3), so no client sees a failure, and it is counted, not
-// failed (test/multipod's TestServedThroughChanges does the same).
-func queryLoop(podIPs ...string) (stop func() (queries int, failed, partial []string)) {
+// apex, whose A record the answer carries) in two loops, one query after
+// another, until stop is called:
+//
+//   - from a new source port each time, one try: every query is a new UDP
+//     flow, which kube-proxy sends to a ready endpoint;
+//   - from one source port (stickyPort), one retry after 1 s: the flow's
+//     conntrack entry keeps it on one pod for as long as that pod's
+//     endpoint is serving, terminating or not. A pod that stops named while
+//     still serving (a preStop that only sleeps) fails this loop through
+//     every retry until kube-proxy drops the entry; the drain
+//     (objects.DrainSeconds) makes the pod unready first. The retry
+//     covers the one query that may be in flight at the instant the entry
+//     is deleted (its answer no longer finds the flow), as a forwarder's
+//     own retry does; such queries are reported, not failed.
+//
+// It returns how many it sent, the failures, each described by the
+// response's header and answer and, when podIPs are given, what each pod
+// answered to the same question right after, and the partial answers:
+// NOERROR with the CNAME alone. BIND 9.20 follows a CNAME only in the zone
+// database the query began in, so a query caught across the zone's reload
+// (a static-zone change on the primary) or a secondary's AXFR gets the
+// CNAME without its target (docs/kubelet-sync.md); a resolver then asks for
+// the target itself (RFC 1034 §5.3.3), so no client sees a failure, and it
+// is counted, not failed (test/multipod's TestServedThroughChanges does the
+// same).
+func queryLoop(podIPs ...string) (stop func() loopResult) {
 	var n atomic.Int64
 	var mu sync.Mutex
-	var failed, partial []string
+	var res loopResult
 	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
+	var wg sync.WaitGroup
+	loop := func(name string, args ...string) {
+		defer wg.Done()
 		for {
 			select {
 			case <-done:
 				return
 			default:
 			}
-			status, answer, err := digStatus("@"+serveIP, "www.example.com", "A")
+			status, answer, retried, err := digTry(append(args, "@"+serveIP, "www.example.com", "A")...)
 			n.Add(1)
-			if err != nil || status != "NOERROR" || !strings.Contains(answer, "198.51.100.10") {
+			ok := err == nil && status == "NOERROR" && strings.Contains(answer, "198.51.100.10")
+			if !ok || (err == nil && status == "NOERROR" && cnameAlone(answer)) {
 				at := time.Now().UTC().Format("15:04:05.000")
 				var pods []string
 				for _, ip := range podIPs {
 					s, a, err := digStatus("@"+ip, "www.example.com", "A")
 					pods = append(pods, fmt.Sprintf("%s %s %q %v", ip, s, a, err))
 				}
-				line := fmt.Sprintf("%s: %s %q %v (then each pod: %s)", at, status, answer, err, strings.Join(pods, ", "))
+				line := fmt.Sprintf("%s %s: %s %q %v (then each pod: %s)", at, name, status, answer, err, strings.Join(pods, ", "))
 				mu.Lock()
 				if err == nil && status == "NOERROR" && cnameAlone(answer) {
-					partial = append(partial, line)
+					res.partial = append(res.partial, line)
 				} else {
-					failed = append(failed, line)
+					res.failed = append(res.failed, line)
 				}
+				mu.Unlock()
+			} else if retried {
+				mu.Lock()
+				res.retried = append(res.retried, time.Now().UTC().Format("15:04:05.000")+" "+name)
 				mu.Unlock()
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-	}()
-	return func() (int, []string, []string) {
+	}
+	wg.Add(2)
+	go loop("new port", "+time=2", "+tries=1")
+	go loop(fmt.Sprintf("port %d", stickyPort), "+time=1", "+tries=2", "-b", fmt.Sprintf("0.0.0.0#%d", stickyPort))
+	return func() loopResult {
 		close(done)
-		<-finished
+		wg.Wait()
 		mu.Lock()
 		defer mu.Unlock()
-		return int(n.Load()), failed, partial
+		res.queries = int(n.Load())
+		return res
 	}
 }
 
@@ -90,11 +127,22 @@ func cnameAlone(answer string) bool {
 // digStatus asks one question with dig and returns the response's status
 // (NOERROR, SERVFAIL, …; "" when none came) and its answer section.
 func digStatus(args ...string) (status, answer string, err error) {
+	status, answer, _, err = digTry(args...)
+	return status, answer, err
+}
+
+// digTry asks one question (by default one try, 2 s; later arguments such
+// as +tries=2 override that) and returns the response's status and answer
+// section, and whether a try went unanswered before it (dig's
+// ";; communications error" line).
+func digTry(args ...string) (status, answer string, retried bool, err error) {
 	out, err := exec.Command("dig", append([]string{"+time=2", "+tries=1", "+noall", "+comments", "+answer"}, args...)...).CombinedOutput()
 	var ans []string
 	for _, l := range strings.Split(string(out), "\n") {
 		if _, rest, ok := strings.Cut(l, "status: "); ok {
 			status, _, _ = strings.Cut(rest, ",")
+		} else if strings.HasPrefix(l, ";; communications error") || strings.HasPrefix(l, ";; connection timed out") {
+			retried = true
 		} else if l != "" && !strings.HasPrefix(l, ";") {
 			ans = append(ans, strings.Join(strings.Fields(l), " "))
 		}
@@ -102,7 +150,7 @@ func digStatus(args ...string) (status, answer string, err error) {
 	if status == "" && err == nil {
 		err = fmt.Errorf("no response: %s", strings.TrimSpace(string(out)))
 	}
-	return status, strings.Join(ans, "; "), err
+	return status, strings.Join(ans, "; "), retried && status != "", err
 }
 
 // servedEverywhere waits until every pod answers name with want, and
@@ -286,12 +334,16 @@ spec:
 `, i, i, addr))
 		return fmt.Sprintf("m2s-rec-%d.apps.example.com", i), addr
 	})
-	queries, failed, partial := stop()
+	r := stop()
+	queries, failed, partial := r.queries, r.failed, r.partial
 	if len(failed) > 0 {
 		t.Errorf("%d of %d queries through the serve Service failed during the changes: %s", len(failed), queries, strings.Join(failed[:min(10, len(failed))], "; "))
 	}
 	if len(partial) > 0 {
 		t.Logf("%d of %d answers through the serve Service were the CNAME alone (BIND 9.20's chase across a zone swap; a resolver follows it): %s", len(partial), queries, strings.Join(partial[:min(10, len(partial))], "; "))
+	}
+	if len(r.retried) > 0 {
+		t.Logf("%d one-socket queries were answered by their retry: %s", len(r.retried), strings.Join(r.retried[:min(10, len(r.retried))], "; "))
 	}
 	for _, p := range authPods(t, ctx) {
 		for _, c := range p.Status.ContainerStatuses {
