@@ -127,6 +127,7 @@ func New(opt Options) (*Agent, error) {
 	}
 	a := &Agent{opt: opt, log: opt.Log, ordinal: ordinal, role: RoleOf(ordinal), cfg: cfg, readyKick: make(chan struct{}, 1), watch: w}
 	a.state = NewState(a.role, ordinal)
+	a.state.SetDrain(opt.Drain)
 	if opt.HiddenPrimary && a.role == RolePrimary {
 		a.state.Update(func(s *Status) { s.HiddenPrimary = true })
 	}

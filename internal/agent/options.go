@@ -53,6 +53,10 @@ type Options struct {
 	// HiddenPrimary: on the primary, /readyz always answers 503 (the serve
 	// Service then selects only secondaries); zone readiness is still tracked.
 	HiddenPrimary bool
+	// Drain is how long /drain (the pod's preStop hook) holds the pod
+	// unready while named keeps answering, before it returns and the
+	// kubelet sends SIGTERM.
+	Drain time.Duration
 	// Once prepares every file (link, includes, seeds, server lists), checks
 	// the config and returns without starting named.
 	Once bool
@@ -96,6 +100,7 @@ func DefaultOptions() Options {
 		ReadyRecheck:     10 * time.Second,
 		CatchUpDelay:     100 * time.Millisecond,
 		PrimaryWait:      5 * time.Minute,
+		Drain:            15 * time.Second,
 	}
 }
 

@@ -25,7 +25,10 @@ type Status struct {
 	NamedPID          int          `json:"namedPID,omitempty"`
 	// HiddenPrimary makes /readyz answer 503 on the primary even when its
 	// zones are loaded, so the serve Service selects only secondaries.
-	HiddenPrimary   bool         `json:"hiddenPrimary,omitempty"`
+	HiddenPrimary bool `json:"hiddenPrimary,omitempty"`
+	// DrainingSince is when /drain (the preStop hook) was first asked:
+	// from then on /readyz answers 503 while named keeps answering.
+	DrainingSince   *time.Time   `json:"drainingSince,omitempty"`
 	LastConvergence *Convergence `json:"lastConvergence,omitempty"`
 }
 
@@ -65,6 +68,28 @@ type State struct {
 	// extra appends more metrics after the agent's own (BIND's statistics);
 	// set before serving.
 	extra func(ctx context.Context, w *strings.Builder)
+	// drain is how long /drain holds.
+	drain time.Duration
+}
+
+// SetDrain sets how long /drain holds the pod unready before it returns;
+// call it before Handler serves.
+func (s *State) SetDrain(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drain = d
+}
+
+// beginDrain marks the pod draining, once: a second call (a person's curl)
+// keeps the first start. It returns when the drain ends.
+func (s *State) beginDrain() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.DrainingSince == nil {
+		t := time.Now()
+		s.st.DrainingSince = &t
+	}
+	return s.st.DrainingSince.Add(s.drain)
 }
 
 // SetExtraMetrics makes /metrics append f's output after the agent's own
@@ -95,6 +120,10 @@ func (s *State) Snapshot() Status {
 	st := s.st
 	st.Peers = append([]PeerStatus(nil), s.st.Peers...)
 	st.Unready = append([]string(nil), s.st.Unready...)
+	if s.st.DrainingSince != nil {
+		t := *s.st.DrainingSince
+		st.DrainingSince = &t
+	}
 	if s.st.LastError != nil {
 		e := *s.st.LastError
 		st.LastError = &e
@@ -110,7 +139,7 @@ func (s *State) WriteMetrics(w *strings.Builder) {
 	_ = s.metrics.write(w) // a strings.Builder does not fail; the metrics are fixed
 }
 
-// Handler serves /metrics, /status, /readyz and /healthz.
+// Handler serves /metrics, /status, /readyz, /healthz and /drain.
 func (s *State) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
@@ -133,6 +162,11 @@ func (s *State) Handler() http.Handler {
 	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
 		st := s.Snapshot()
+		if st.DrainingSince != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, "draining since %s: the pod is being deleted; named answers until the drain ends\n", st.DrainingSince.UTC().Format(time.RFC3339))
+			return
+		}
 		if st.HiddenPrimary {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintln(w, "hidden primary: not serving queries through the serve Service")
@@ -144,6 +178,21 @@ func (s *State) Handler() http.Handler {
 			return
 		}
 		fmt.Fprintln(w, "ok")
+	})
+	// /drain is the pod's preStop hook: /readyz answers 503 from the first
+	// call on, and the call returns when the drain time has passed since
+	// then (or the kubelet gives up on it), so SIGTERM, which stops named,
+	// comes only after the pod left every Service's rotation and kube-proxy
+	// dropped its UDP flows to it (objects.DrainSeconds says why both).
+	mux.HandleFunc("/drain", func(w http.ResponseWriter, r *http.Request) {
+		end := s.beginDrain()
+		t := time.NewTimer(time.Until(end))
+		defer t.Stop()
+		select {
+		case <-t.C:
+			fmt.Fprintln(w, "drained")
+		case <-r.Context().Done():
+		}
 	})
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		if gaugeValue(s.metrics.NamedUp) != 1 {

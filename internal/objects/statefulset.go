@@ -88,6 +88,7 @@ func AgentCommand(c *model.Cluster, p PodPlan) []string {
 		layout.AgentBin, "run",
 		"--config", layout.ConfigFile(layout.AgentConfig),
 		"--listen", ":" + strconv.Itoa(int(MetricsPort(c))),
+		"--drain", strconv.Itoa(DrainSeconds) + "s",
 	}
 	for _, w := range WatchedConfigMaps(c, p) {
 		cmd = append(cmd, "--configmap", w.Name+"="+w.Live+":"+w.Mount)
@@ -99,14 +100,30 @@ func AgentCommand(c *model.Cluster, p PodPlan) []string {
 	return cmd
 }
 
-// PreStopDrainSeconds is how long a deleted pod keeps serving before named
-// is stopped: time for its endpoints to leave every Service. 5 s was not
-// enough: when a roll deletes a pod right after the last one became Ready,
-// the EndpointSlice controller may find its informer cache out of date and
-// retry with a backoff of 1, 2, 4 s…, and a query sent 5.4 s after the
-// deletion still reached the stopping named (TestRenderedCluster/
-// RollingUpgrade in CI). 10 s leaves named 20 s of the 30 s grace period.
-const PreStopDrainSeconds = 10
+// DrainSeconds is how long a deleted pod keeps serving before named is
+// stopped. The preStop hook asks the agent's /drain, which makes /readyz
+// answer 503 at once and returns after DrainSeconds; only then does the
+// kubelet send SIGTERM. Serving while terminating is not enough: kube-proxy
+// keeps a UDP flow's conntrack entry (a client that reuses its source port:
+// CoreDNS's forward plugin, a node-local cache, any long-lived socket) on an
+// endpoint for as long as it is serving, terminating or not, so a pod must be
+// seen unready (readiness failures, the EndpointSlice's serving=false, every
+// kube-proxy's sync, which deletes those entries) while named still answers.
+// The readiness probe notices within ReadinessPeriodSeconds ×
+// ReadinessFailureThreshold (6 s); the rest is for the EndpointSlice
+// controller and kube-proxy, which CI saw take more than 5 s. named has the
+// grace period's other 15 s to stop.
+const DrainSeconds = 15
+
+// The readiness probe's period and failure threshold: a draining pod is
+// unready after at most their product.
+const (
+	ReadinessPeriodSeconds    = 2
+	ReadinessFailureThreshold = 3
+)
+
+// TerminationGracePeriodSeconds covers the drain and named's own stop.
+const TerminationGracePeriodSeconds = 30
 
 // DefaultStorageSize is the data claim size when spec.storage.size is empty.
 const DefaultStorageSize = "1Gi"
@@ -177,7 +194,7 @@ func podSpec(c *model.Cluster, p PodPlan, volumes []corev1.Volume, mounts []core
 		ServiceAccountName:            layout.AgentServiceAccountName(c.Name),
 		AutomountServiceAccountToken:  ptr(false),
 		EnableServiceLinks:            ptr(false),
-		TerminationGracePeriodSeconds: ptr(int64(30)),
+		TerminationGracePeriodSeconds: ptr(int64(TerminationGracePeriodSeconds)),
 		PriorityClassName:             sp.PriorityClassName,
 		NodeSelector:                  copyMap(sp.NodeSelector),
 		Tolerations:                   tolerations,
@@ -292,19 +309,21 @@ func named(c *model.Cluster, p PodPlan, mounts []corev1.VolumeMount) corev1.Cont
 		// Ready: every configured zone is loaded (and, with a hidden
 		// primary, not pod 0: see ServeService).
 		ReadinessProbe: &corev1.Probe{
-			ProbeHandler: httpGet("/readyz"), PeriodSeconds: 5, TimeoutSeconds: 2, FailureThreshold: 2, SuccessThreshold: 1,
+			ProbeHandler: httpGet("/readyz"), PeriodSeconds: ReadinessPeriodSeconds, TimeoutSeconds: 2,
+			FailureThreshold: ReadinessFailureThreshold, SuccessThreshold: 1,
 		},
 		// Alive: the agent is; it restarts named itself. Generous, so a
 		// slow reload or a busy node never kills a serving nameserver.
 		LivenessProbe: &corev1.Probe{
 			ProbeHandler: httpGet("/healthz"), PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 6,
 		},
-		// A deleted pod keeps answering while the endpoints controller and
-		// every kube-proxy take it out of the Services (it is terminating
-		// from the first moment, so no new query is sent to it once they
-		// have); only then does the kubelet send SIGTERM and named stop.
-		// The kubelet's own sleep: the image needs no sleep binary.
-		Lifecycle:                &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: PreStopDrainSeconds}}},
+		// A deleted pod drains (DrainSeconds): the agent's /drain turns
+		// readiness off while named keeps answering, until the pod is out of
+		// every Service and kube-proxy has dropped its UDP flows; only then
+		// does the kubelet send SIGTERM and named stop.
+		Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{
+			HTTPGet: &corev1.HTTPGetAction{Path: "/drain", Port: intstr.FromString(PortMetrics)},
+		}},
 		SecurityContext:          containerSecurityContext(),
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 		VolumeMounts:             mounts,
