@@ -68,6 +68,8 @@ const (
 	RNDCKeyFile = "rndc.key"
 	// RNDCKeyName is the rndc key's name in named.conf and rndc.key.
 	RNDCKeyName = "bind-fn-rndc"
+	// DNSPort is where named serves queries, transfers and updates.
+	DNSPort = 53
 	// RNDCPort is where named's control channel listens (localhost only).
 	RNDCPort = 953
 	// StatisticsPort is BIND's statistics-channels (localhost only).

@@ -3,6 +3,7 @@ package model
 import (
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
 	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
@@ -164,4 +165,30 @@ type Policy struct {
 	Src      diag.Source
 	ZoneName string
 	Spec     v1alpha1.BindPolicySpec
+}
+
+// ClientAddressesMatter reports whether named decides anything by the
+// client's source address: views matching clients, ACLs, allow-query,
+// allow-recursion, or response rate limiting (which buckets clients by
+// prefix). Behind SNAT every client would share a node's address.
+func (c *Cluster) ClientAddressesMatter() bool {
+	if len(c.ACLs) > 0 || len(c.Spec.AllowQuery) > 0 || len(c.Spec.AllowRecursion) > 0 || c.Spec.RateLimit != nil {
+		return true
+	}
+	if c.HasViews {
+		for _, v := range c.Views {
+			if len(v.MatchClients) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// MetricsPort is the agent's metrics port (default applied).
+func (c *Cluster) MetricsPort() int32 {
+	if c.Spec.Agent != nil && c.Spec.Agent.MetricsPort != 0 {
+		return c.Spec.Agent.MetricsPort
+	}
+	return layout.DefaultMetricsPort
 }

@@ -2,12 +2,9 @@ package objects
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -428,49 +425,6 @@ func TestTSIGSecret(t *testing.T) {
 	}
 }
 
-func TestNewKeyMaterial(t *testing.T) {
-	cases := map[string]struct {
-		reason  string
-		alg     string
-		r       func() *bytes.Reader
-		want    int
-		wantErr string
-	}{
-		"MD5":     {reason: "128 bits", alg: "hmac-md5", want: 16},
-		"SHA1":    {reason: "160 bits", alg: "hmac-sha1", want: 20},
-		"SHA224":  {reason: "224 bits", alg: "hmac-sha224", want: 28},
-		"SHA256":  {reason: "256 bits", alg: "hmac-sha256", want: 32},
-		"SHA384":  {reason: "384 bits", alg: "hmac-sha384", want: 48},
-		"SHA512":  {reason: "512 bits", alg: "HMAC-SHA512", want: 64},
-		"Unknown": {reason: "unknown algorithm", alg: "hmac-sha3", wantErr: `unknown algorithm "hmac-sha3"`},
-		"Short":   {reason: "a reader that runs dry is an error, not a short key", alg: "hmac-sha256", r: func() *bytes.Reader { return bytes.NewReader(make([]byte, 10)) }, wantErr: "unexpected EOF"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			r := bytes.NewReader(material(100))
-			if tc.r != nil {
-				r = tc.r()
-			}
-			got, err := NewKeyMaterial(r, tc.alg)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("%s: err %v, want %q", tc.reason, err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", tc.reason, err)
-			}
-			if diff := cmp.Diff(material(100)[:tc.want], got); diff != "" {
-				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
-	if _, err := NewKeyMaterial(iotest.ErrReader(errors.New("boom")), "hmac-sha256"); err == nil {
-		t.Error("reader error not returned")
-	}
-}
-
 // TestKeyFilesCheckconf runs named-checkconf over a generated key.conf and
 // rndc.key: BIND must accept what the agent includes.
 func TestKeyFilesCheckconf(t *testing.T) {
@@ -478,7 +432,8 @@ func TestKeyFilesCheckconf(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string][]byte{"rndc.key": RNDCSecret(c, material(32)).Data[layout.RNDCKeyFile]}
 	for _, alg := range vocab.TSIGNames() {
-		n, _ := KeySize(alg)
+		a, _ := vocab.TSIGByName(alg)
+		n := a.Size
 		s := TSIGSecret(c, &model.Key{KeyName: "xfr." + alg + ".example.", Algorithm: alg, SecretName: "s"}, material(n))
 		files[alg+".conf"] = s.Data[layout.KeyConfFile]
 	}

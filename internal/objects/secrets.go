@@ -3,7 +3,6 @@ package objects
 import (
 	"encoding/base64"
 	"fmt"
-	"io"
 	"maps"
 	"strings"
 	"unicode"
@@ -25,27 +24,6 @@ const (
 
 // RNDCAlgorithm is the algorithm of the rndc control key.
 const RNDCAlgorithm = vocab.DefaultTSIG
-
-// KeySize returns the material length in bytes for a TSIG algorithm (the
-// digest size, as tsig-keygen makes them).
-func KeySize(algorithm string) (int, bool) {
-	a, ok := vocab.TSIGByName(algorithm)
-	return a.Size, ok
-}
-
-// NewKeyMaterial reads fresh key material for algorithm from r: crypto/rand's
-// Reader in production, a fixed reader in tests.
-func NewKeyMaterial(r io.Reader, algorithm string) ([]byte, error) {
-	n, ok := KeySize(algorithm)
-	if !ok {
-		return nil, fmt.Errorf("cannot generate TSIG key material: unknown algorithm %q (want one of %s)", algorithm, strings.Join(vocab.TSIGNames(), ", "))
-	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, fmt.Errorf("cannot generate TSIG key material: %w", err)
-	}
-	return b, nil
-}
 
 // KeyConf renders a named.conf key statement:
 //

@@ -19,9 +19,6 @@ const (
 	PortMetrics = "metrics"
 )
 
-// DNSPort is where named serves queries, transfers and updates.
-const DNSPort = 53
-
 // PodName is the name of the cluster's pod with ordinal i.
 func PodName(c *model.Cluster, i int) string {
 	return c.Name + "-" + strconv.Itoa(i)
@@ -29,8 +26,8 @@ func PodName(c *model.Cluster, i int) string {
 
 func dnsServicePorts() []corev1.ServicePort {
 	return []corev1.ServicePort{
-		{Name: PortDNS, Protocol: corev1.ProtocolUDP, Port: DNSPort, TargetPort: intstr.FromString(PortDNS)},
-		{Name: PortDNSTCP, Protocol: corev1.ProtocolTCP, Port: DNSPort, TargetPort: intstr.FromString(PortDNSTCP)},
+		{Name: PortDNS, Protocol: corev1.ProtocolUDP, Port: layout.DNSPort, TargetPort: intstr.FromString(PortDNS)},
+		{Name: PortDNSTCP, Protocol: corev1.ProtocolTCP, Port: layout.DNSPort, TargetPort: intstr.FromString(PortDNSTCP)},
 	}
 }
 
@@ -50,7 +47,7 @@ func ipFamilyPolicy(c *model.Cluster) *corev1.IPFamilyPolicy {
 // It also carries the metrics port, for a ServiceMonitor/PodMonitor.
 func HeadlessService(c *model.Cluster) *corev1.Service {
 	ports := append(dnsServicePorts(), corev1.ServicePort{
-		Name: PortMetrics, Protocol: corev1.ProtocolTCP, Port: MetricsPort(c), TargetPort: intstr.FromString(PortMetrics),
+		Name: PortMetrics, Protocol: corev1.ProtocolTCP, Port: c.MetricsPort(), TargetPort: intstr.FromString(PortMetrics),
 	})
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
@@ -147,34 +144,8 @@ func ExternalTrafficPolicy(c *model.Cluster, s *v1alpha1.ClusterServiceSpec) cor
 	if s.ExternalTrafficPolicy != "" {
 		return s.ExternalTrafficPolicy
 	}
-	if ClientAddressesMatter(c) {
+	if c.ClientAddressesMatter() {
 		return corev1.ServiceExternalTrafficPolicyLocal
 	}
 	return ""
-}
-
-// ClientAddressesMatter reports whether named decides anything by the
-// client's source address: views matching clients, ACLs, allow-query,
-// allow-recursion, or response rate limiting (which buckets clients by
-// prefix). Behind SNAT every client would share a node's address.
-func ClientAddressesMatter(c *model.Cluster) bool {
-	if len(c.ACLs) > 0 || len(c.Spec.AllowQuery) > 0 || len(c.Spec.AllowRecursion) > 0 || c.Spec.RateLimit != nil {
-		return true
-	}
-	if c.HasViews {
-		for _, v := range c.Views {
-			if len(v.MatchClients) > 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// MetricsPort is the agent's metrics port (default applied).
-func MetricsPort(c *model.Cluster) int32 {
-	if c.Spec.Agent != nil && c.Spec.Agent.MetricsPort != 0 {
-		return c.Spec.Agent.MetricsPort
-	}
-	return layout.DefaultMetricsPort
 }

@@ -87,7 +87,7 @@ func AgentCommand(c *model.Cluster, p PodPlan) []string {
 	cmd := []string{
 		layout.AgentBin, "run",
 		"--config", layout.ConfigFile(layout.AgentConfig),
-		"--listen", ":" + strconv.Itoa(int(MetricsPort(c))),
+		"--listen", ":" + strconv.Itoa(int(c.MetricsPort())),
 		"--drain", strconv.Itoa(DrainSeconds) + "s",
 	}
 	for _, w := range WatchedConfigMaps(c, p) {
@@ -240,7 +240,7 @@ func podSecurityContext() *corev1.PodSecurityContext {
 		FSGroup:             ptr(BindGID),
 		FSGroupChangePolicy: ptr(corev1.FSGroupChangeOnRootMismatch),
 		SeccompProfile:      &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-		Sysctls:             []corev1.Sysctl{{Name: "net.ipv4.ip_unprivileged_port_start", Value: strconv.Itoa(DNSPort)}},
+		Sysctls:             []corev1.Sysctl{{Name: "net.ipv4.ip_unprivileged_port_start", Value: strconv.Itoa(layout.DNSPort)}},
 	}
 }
 
@@ -296,9 +296,9 @@ func named(c *model.Cluster, p PodPlan, mounts []corev1.VolumeMount) corev1.Cont
 			{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
 		},
 		Ports: []corev1.ContainerPort{
-			{Name: PortDNS, ContainerPort: DNSPort, Protocol: corev1.ProtocolUDP},
-			{Name: PortDNSTCP, ContainerPort: DNSPort, Protocol: corev1.ProtocolTCP},
-			{Name: PortMetrics, ContainerPort: MetricsPort(c), Protocol: corev1.ProtocolTCP},
+			{Name: PortDNS, ContainerPort: layout.DNSPort, Protocol: corev1.ProtocolUDP},
+			{Name: PortDNSTCP, ContainerPort: layout.DNSPort, Protocol: corev1.ProtocolTCP},
+			{Name: PortMetrics, ContainerPort: c.MetricsPort(), Protocol: corev1.ProtocolTCP},
 		},
 		Resources: *c.Spec.Resources.DeepCopy(),
 		// The agent answers /healthz as soon as it runs; a big zone set may

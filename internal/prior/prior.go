@@ -18,7 +18,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
-	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
@@ -156,7 +156,7 @@ func (p *Previous) Material(ns, name, alg string, r io.Reader) ([]byte, error) {
 	if r == nil {
 		return nil, fmt.Errorf("no previous Secret %q and no random source", name)
 	}
-	b, err := objects.NewKeyMaterial(r, alg)
+	b, err := newKeyMaterial(r, alg)
 	if err == nil {
 		if p.generated == nil {
 			p.generated = map[string][]byte{}
@@ -183,4 +183,19 @@ func SecretData(js []byte) (map[string][]byte, error) {
 		s.Data[k] = []byte(v)
 	}
 	return s.Data, nil
+}
+
+// newKeyMaterial reads fresh key material for algorithm from r (as long as
+// its digest, as tsig-keygen makes them): crypto/rand's
+// Reader in production, a fixed reader in tests.
+func newKeyMaterial(r io.Reader, algorithm string) ([]byte, error) {
+	a, ok := vocab.TSIGByName(algorithm)
+	if !ok {
+		return nil, fmt.Errorf("cannot generate TSIG key material: unknown algorithm %q (want one of %s)", algorithm, strings.Join(vocab.TSIGNames(), ", "))
+	}
+	b := make([]byte, a.Size)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, fmt.Errorf("cannot generate TSIG key material: %w", err)
+	}
+	return b, nil
 }

@@ -16,7 +16,6 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
-	"git.unkin.net/unkin/bind-fn/internal/objects"
 )
 
 // checkObjects reports what in a cluster's spec the object builders
@@ -37,8 +36,8 @@ func checkObjects(c *model.Cluster) diag.Results {
 	if sp.HiddenPrimary && sp.Replicas < 2 {
 		rs.Errorf(c.Src, "spec.hiddenPrimary", "a hidden primary needs a secondary to answer queries: set spec.replicas to 2 or more, or drop spec.hiddenPrimary")
 	}
-	if mp := objects.MetricsPort(c); mp < 1 || mp > 65535 || mp == objects.DNSPort || mp == layout.RNDCPort || mp == layout.StatisticsPort {
-		rs.Errorf(c.Src, "spec.agent.metricsPort", "cannot use port %d for the agent: it must be 1-65535 and not %d (DNS), %d (rndc) or %d (statistics)", mp, objects.DNSPort, layout.RNDCPort, layout.StatisticsPort)
+	if mp := c.MetricsPort(); mp < 1 || mp > 65535 || mp == layout.DNSPort || mp == layout.RNDCPort || mp == layout.StatisticsPort {
+		rs.Errorf(c.Src, "spec.agent.metricsPort", "cannot use port %d for the agent: it must be 1-65535 and not %d (DNS), %d (rndc) or %d (statistics)", mp, layout.DNSPort, layout.RNDCPort, layout.StatisticsPort)
 	}
 	fieldErrors(&rs, c.Src, metavalidation.ValidateLabels(sp.NodeSelector, field.NewPath("spec", "nodeSelector")))
 	if sp.Storage != nil && sp.Storage.StorageClassName != nil && *sp.Storage.StorageClassName != "" {
@@ -89,7 +88,7 @@ func checkService(rs *diag.Results, c *model.Cluster, field string, s *v1alpha1.
 	case corev1.ServiceExternalTrafficPolicyLocal, corev1.ServiceExternalTrafficPolicyCluster:
 		if !external {
 			rs.Errorf(c.Src, field+".externalTrafficPolicy", "externalTrafficPolicy applies only to a LoadBalancer or NodePort Service, not %s: set %s.type or drop it", typ, field)
-		} else if s.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyCluster && objects.ClientAddressesMatter(c) {
+		} else if s.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyCluster && c.ClientAddressesMatter() {
 			rs.Warnf(c.Src, field+".externalTrafficPolicy", "externalTrafficPolicy Cluster hides client addresses behind node addresses, but this cluster matches clients by address (views, ACLs, allow-query, allow-recursion or rate-limit): use Local")
 		}
 	default:

@@ -8,7 +8,7 @@ import (
 	v1alpha1 "git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/model"
-	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 // xfrRequestBuffer is the size of the buffer BIND 9.18 renders a zone's SOA
@@ -26,9 +26,9 @@ func xfrRequestSize(zone string, key *model.Key) int {
 	if key.Algorithm == "hmac-md5" {
 		alg = dns.HmacMD5 // its TSIG name is hmac-md5.sig-alg.reg.int.
 	}
-	mac, ok := objects.KeySize(key.Algorithm)
-	if !ok {
-		mac = 64 // the largest digest
+	mac := 64 // the largest digest
+	if a, ok := vocab.TSIGByName(key.Algorithm); ok {
+		mac = a.Size
 	}
 	m := new(dns.Msg)
 	m.SetAxfr(dns.Fqdn(zone))
