@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Query throughput (issue 21): dnsperf against one rendered pod (the real agent
+# Query throughput: dnsperf against one rendered pod (the real agent
 # running named from the rendered config) and a minimal hand-written named.conf
 # serving the same zone file, same BIND, same run, named pinned to 1 and to 2
 # cores; for BIND 9.20 and 9.18. Cases: a plain zone, 3 views, an RPZ, a signed zone

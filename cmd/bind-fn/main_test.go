@@ -139,8 +139,8 @@ func TestImportExitCodes(t *testing.T) {
 }
 
 // TestImportDoesNotRender: an import whose package bind-fn refuses exits 1
-// and never says "lossless" (issue 25: it printed "import is lossless",
-// then exited 1).
+// and never says "lossless" (it once printed "import is lossless", then
+// exited 1).
 func TestImportDoesNotRender(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "named.conf")
@@ -175,7 +175,7 @@ func TestPlanBadInput(t *testing.T) {
 			wantInErr: []string{"DNSRecord dns/blog (records.yaml", "spec.values[0]"},
 		},
 		"DuplicateKey": {
-			reason: "A key set twice in a DNSRecord: fn-render refuses it (strict decoding), so plan must not plan the last value (issue 25).",
+			reason: "A key set twice in a DNSRecord: fn-render refuses it (strict decoding), so plan must not plan the last value.",
 			old:    "  ttl: 60\n", new: "  ttl: 30\n  ttl: 60\n",
 			wantInErr: []string{"records.yaml: document 0: DNSRecord dns/shop: spec.ttl", `duplicate field "ttl"`},
 		},

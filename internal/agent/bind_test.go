@@ -240,7 +240,7 @@ func TestRealNamedSecondary(t *testing.T) {
 }
 
 // TestRealNamedConvergeClasses runs the agent on real named with dynamic
-// records of the classes that once never converged (issue 20), signed with
+// records of the classes that once never converged, signed with
 // an hmac-md5 key, and shows every one converges: after the pass that
 // sends them, a pass reads the zone (one AXFR) and sends nothing, and the
 // passes after it are one SOA query each.

@@ -57,12 +57,12 @@ func TestBadInput(t *testing.T) {
 			wantLos: "/c/named.conf:4: zone \"feed.rpz\"", wantWhy: "comes before policy zone local.rpz",
 		},
 		"NotifyToNSOutsideTheZone": {
-			reason:  "notify yes sends NOTIFY to the NS set; an NS whose address is not in the zone cannot be resolved offline: a loss at the zone (issue 25).",
+			reason:  "notify yes sends NOTIFY to the NS set; an NS whose address is not in the zone cannot be resolved offline: a loss at the zone.",
 			files:   map[string]string{"/c/named.conf": "zone \"a.example\" {\n\ttype primary;\n\tfile \"a.db\";\n};\n", "/c/a.db": soa + "@ NS ns2.other.example.\n"},
 			wantLos: "/c/named.conf:1: zone \"a.example\" { type primary; file \"a.db\"; };: notify yes sends NOTIFY to NS ns2.other.example.",
 		},
 		"SecondaryNotifies": {
-			reason:  "A secondary zone under BIND's default (notify yes) NOTIFYs its NS set; bind-fn's secondaries do not (issue 25).",
+			reason:  "A secondary zone under BIND's default (notify yes) NOTIFYs its NS set; bind-fn's secondaries do not.",
 			files:   map[string]string{"/c/named.conf": "zone \"b.example\" {\n\ttype secondary;\n\tprimaries { 192.0.2.9; };\n};\n"},
 			wantLos: "/c/named.conf:1: zone \"b.example\"", wantWhy: "a secondary zone that sends NOTIFY to its NS set",
 		},
@@ -72,13 +72,13 @@ func TestBadInput(t *testing.T) {
 			wantLos: "/c/named.conf:4: notify explicit;", wantWhy: "a secondary zone that NOTIFYs its also-notify list (192.0.2.10)",
 		},
 		"CatalogMemberProperty": {
-			reason: "A catalog member's properties (RFC 9432 group) are not written by bind-fn's catalog: a loss naming the record (issue 25).",
+			reason: "A catalog member's properties (RFC 9432 group) are not written by bind-fn's catalog: a loss naming the record.",
 			files: map[string]string{"/c/named.conf": "zone \"cat.invalid\" { type primary; file \"cat.db\"; };\nzone \"a.example\" { type primary; file \"a.db\"; notify explicit; };\n", "/c/a.db": soa,
 				"/c/cat.db": "$TTL 60\n@ SOA invalid. h. 1 3600 600 1209600 300\n@ NS invalid.\nversion TXT \"2\"\nm1.zones PTR a.example.\ngroup.m1.zones TXT \"blue\"\n"},
 			wantLos: "/c/cat.db:1: group.m1.zones.cat.invalid.\t60\tIN\tTXT\t\"blue\": a catalog member property",
 		},
 		"DynamicZoneRecords": {
-			reason:  "An imported dynamic zone's records would become agent-owned, and the agent would undo later UPDATEs: a loss at the file statement (issue 25).",
+			reason:  "An imported dynamic zone's records would become agent-owned, and the agent would undo later UPDATEs: a loss at the file statement.",
 			files:   map[string]string{"/c/named.conf": "key \"k\" { algorithm hmac-sha256; secret \"YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE=\"; };\nzone \"a.example\" {\n\ttype primary;\n\tfile \"a.db\";\n\tnotify explicit;\n\tallow-update { key \"k\"; };\n};\n", "/c/a.db": soa + "host1 A 192.0.2.1\n"},
 			wantLos: "/c/named.conf:4: file \"a.db\";: the 1 existing RRsets of dynamic zone a.example become BindZone spec.records",
 		},
@@ -88,12 +88,12 @@ func TestBadInput(t *testing.T) {
 			wantLos: "/c/named.conf:2: dnskey-ttl 5x;: cannot use \"5x\" as a duration",
 		},
 		"DNSSECKeysUnreadable": {
-			reason:  "A signed zone whose keys cannot be read would be signed with new keys no DS matches: a loss (issue 25).",
+			reason:  "A signed zone whose keys cannot be read would be signed with new keys no DS matches: a loss.",
 			files:   map[string]string{"/c/named.conf": "dnssec-policy p { keys { csk lifetime unlimited algorithm 13; }; };\nzone \"a.example\" {\n\ttype primary;\n\tfile \"a.db\";\n\tnotify explicit;\n\tdnssec-policy p;\n};\n", "/c/a.db": soa},
 			wantLos: "/c/named.conf:6: dnssec-policy p;: the DNSSEC keys of zone a.example are not read",
 		},
 		"SignedSerialUnread": {
-			reason:  "A signed zone serves its signed version's serial, above the file's; when it cannot be read the render may start below the secondaries' serial: a loss (issue 25).",
+			reason:  "A signed zone serves its signed version's serial, above the file's; when it cannot be read the render may start below the secondaries' serial: a loss.",
 			files:   map[string]string{"/c/named.conf": "dnssec-policy p { keys { csk lifetime unlimited algorithm 13; }; };\nzone \"a.example\" {\n\ttype primary;\n\tfile \"a.db\";\n\tnotify explicit;\n\tdnssec-policy p;\n};\n", "/c/a.db": soa},
 			wantLos: "/c/named.conf:4: file \"a.db\";: the signed serial of zone a.example is not read",
 		},

@@ -13,7 +13,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 )
 
-// TestCarried: settings issue 25 found dropped or widened are carried as
+// TestCarried: settings import once dropped or widened are carried as
 // BIND applies them, with nothing reported lost.
 func TestCarried(t *testing.T) {
 	const soa = "$TTL 60\n@ SOA ns1 h. 1 3600 600 1209600 300\n@ NS ns1\n@ NS ns2\nns1 A 192.0.2.1\nns2 A 192.0.2.2\n"
@@ -42,13 +42,13 @@ func TestCarried(t *testing.T) {
 			want:   got{Mode: v1alpha1.ModeResolver, AllowRecursion: []string{"10.0.0.0/8"}, Forwarders: []string{"192.0.2.53"}, ForwardOnly: true},
 		},
 		"ViewsDifferInAllowRecursion": {
-			reason: "Two recursive views that allow different clients: the cluster takes the first's, the second keeps its own in BindView spec.allowRecursion (never widened; issue 25).",
+			reason: "Two recursive views that allow different clients: the cluster takes the first's, the second keeps its own in BindView spec.allowRecursion (never widened).",
 			conf:   "acl lan { 10.0.0.0/8; };\nview a {\n\tmatch-clients { lan; };\n\trecursion yes;\n\tallow-recursion { lan; };\n};\nview b {\n\trecursion yes;\n\tallow-recursion { 192.0.2.0/24; };\n};\nview c {\n\trecursion yes;\n};\n",
 			want: got{Mode: v1alpha1.ModeResolver, AllowRecursion: []string{"lan"},
 				ViewRecursion: map[string][]string{"b": {"192.0.2.0/24"}, "c": {"localnets", "localhost"}}},
 		},
 		"SecondaryRPZ": {
-			reason: "A response-policy feed (a secondary RPZ) stays in response-policy: BindZone spec.responsePolicy (it dropped out, so blocked names resolved again; issue 25).",
+			reason: "A response-policy feed (a secondary RPZ) stays in response-policy: BindZone spec.responsePolicy (it once dropped out, so blocked names resolved again).",
 			conf:   "options {\n\trecursion yes;\n\tallow-recursion { 10.0.0.0/8; };\n\tresponse-policy { zone \"feed.rpz\"; };\n};\nzone \"feed.rpz\" {\n\ttype secondary;\n\tprimaries { 192.0.2.9; };\n\tnotify no;\n};\n",
 			want:   got{Mode: v1alpha1.ModeResolver, AllowRecursion: []string{"10.0.0.0/8"}, Feeds: []string{"feed.rpz"}},
 		},

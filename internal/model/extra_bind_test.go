@@ -136,7 +136,7 @@ func TestExtraOptionsBIND(t *testing.T) {
 
 // TestExtraOptionRangesBIND: for every option with a range, the value at
 // each end is accepted by extraOptions and by named-checkconf, and the
-// value one past it refused by both (issue 20, BIND's limits).
+// value one past it refused by both (docs/validation.md: BIND's limits).
 func TestExtraOptionRangesBIND(t *testing.T) {
 	bindtools.RequireBIND(t)
 	for _, name := range model.RangedOptions() {

@@ -16,8 +16,8 @@ import (
 // TestAPIServerLimits: a cluster whose config ConfigMap or its zone-state
 // annotation would pass the API server's limits (1 MiB of data, 256 KiB
 // of annotations) is refused on the BindCluster with the numbers, and
-// nothing is rendered; under the limits it renders (issue 20: at about
-// 2,300 zones nothing could be applied).
+// nothing is rendered; under the limits it renders (at about 2,300
+// zones the render once produced objects the API server refused).
 func TestAPIServerLimits(t *testing.T) {
 	for name, tc := range map[string]struct {
 		reason string

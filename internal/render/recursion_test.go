@@ -13,7 +13,7 @@ import (
 // TestRecursiveViewAllowRecursion: a view with recursion: true on an
 // authoritative cluster recurses for spec.allowRecursion (BIND's default
 // localnets and localhost when unset), never for every client it matches
-// (issue 20, open recursion: it rendered allow-recursion { any; }).
+// (an open resolver: it once rendered allow-recursion { any; }).
 func TestRecursiveViewAllowRecursion(t *testing.T) {
 	for name, tc := range map[string]struct {
 		reason  string

@@ -162,7 +162,7 @@ func shardOf(t *testing.T, c *testutil.Cluster, key string) int {
 // dynamic updates) renders: its file is split over zones ConfigMaps like a
 // static zone's (the agent inlines the parts when it seeds it), agent.json
 // names that file as the source of the desired RRsets and carries no
-// records, and every ConfigMap stays under the budget (issue 21).
+// records, and every ConfigMap stays under the budget (docs/design.md#sharded-zones).
 func TestShardDynamicZone(t *testing.T) {
 	items := genItems(t, gen.Options{Zones: 1, Records: 30000, Seed: 7}, func(file, doc string) string {
 		if file == "cluster.yaml" {

@@ -13,7 +13,7 @@ import (
 // against the rollover time BIND computes from the policy's TTLs, safeties
 // and delays, signatures-refresh against 90 % of both validities, the
 // validity against BIND's 12-hour jitter, algorithm aliases, RSA sizes
-// (issue 20, dnssec-policy relations and false refusals). Cases where
+// (docs/validation.md: dnssec-policy relations). Cases where
 // bind-fn follows BIND 9.20 and 9.18 accepts are marked: fn-validate
 // refuses them whichever BIND runs.
 func TestDNSSECPolicyBIND(t *testing.T) {

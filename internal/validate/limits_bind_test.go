@@ -52,8 +52,8 @@ func checkconfAccepts(t *testing.T, conf string) (bool, string) {
 }
 
 // TestRateLimitBIND: fn-validate accepts a rate-limit value exactly when
-// named-checkconf does (issue 20, BIND's limits: responses-per-second over
-// 1000 was accepted and named refused the config).
+// named-checkconf does (responses-per-second over 1000 was once accepted
+// and named refused the config).
 func TestRateLimitBIND(t *testing.T) {
 	bindtools.RequireBIND(t)
 	for name, tc := range map[string]struct {
@@ -130,8 +130,8 @@ zone "example.com" { type primary; file "db"; };
 // TestZoneLimitsBIND: fn-validate accepts an RRset size, and a number of
 // types at one name, exactly when named loads the zone, with BIND's
 // defaults (max-records-per-type, max-types-per-name) and with the
-// option set through extraOptions (issue 20, BIND's limits: named-checkzone
-// and named-checkconf -z pass an RRset of 101 records, named refuses it).
+// option set through extraOptions (named-checkzone and named-checkconf -z
+// pass an RRset of 101 records; named refuses it).
 func TestZoneLimitsBIND(t *testing.T) {
 	bindtools.RequireBIND(t)
 	for name, tc := range map[string]struct {

@@ -22,8 +22,8 @@ import (
 // namespace (loopback only, the client addresses on lo), and asks which
 // clients it offers recursion to (the RA flag on an answer from the
 // view's own zone, so nothing leaves the namespace). A client the view
-// matches but spec.allowRecursion does not must get no recursion (issue 20,
-// open recursion: the view rendered allow-recursion { any; }).
+// matches but spec.allowRecursion does not must get no recursion (an open
+// resolver: the view once rendered allow-recursion { any; }).
 func TestRecursionBIND(t *testing.T) {
 	bindtools.RequireBIND(t)
 	bindtools.RequireRoot(t)

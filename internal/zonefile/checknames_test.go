@@ -14,7 +14,7 @@ import (
 // TestCheckNamesBIND: each record BIND's check-names refuses (named-checkzone
 // -k fail, as named loads a primary zone) is a located error here, and BIND
 // refuses the record as the user would have written it by hand; each
-// record accepted here loads in named-checkzone. Issue 10 §3.
+// record accepted here loads in named-checkzone.
 func TestCheckNamesBIND(t *testing.T) {
 	cases := map[string]struct {
 		reason string

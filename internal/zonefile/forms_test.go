@@ -9,7 +9,7 @@ import (
 )
 
 // TestRecordForms: the record forms BIND refuses and miekg/dns reads
-// (classes found by the ISC checkzone corpus, test/corpus, issue 20) are
+// (classes found by BIND's own checkzone corpus, test/corpus) are
 // located errors, and BIND 9.18 refuses the hand-written record too, unless
 // the refusal is BIND 9.20's (v920: then 9.18 loads it, and the corpus test
 // holds the refusal to 9.20); accepted forms load in BIND.

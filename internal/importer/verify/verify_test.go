@@ -157,7 +157,7 @@ func importConf(t *testing.T, conf string) (*importer.Result, string, []namedcon
 }
 
 // TestVerifyFindsDifferences: the verify can fail. The classes import,
-// spoiled the ways issue 25 found imports spoiled, must show each
+// spoiled the ways real imports were once spoiled (docs/import.md), must show each
 // difference under real BIND.
 func TestVerifyFindsDifferences(t *testing.T) {
 	bindtools.RequireRoot(t)
