@@ -31,12 +31,7 @@ func dynScaleInputs(t testing.TB) Inputs {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Inputs(items).Add(t, `
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindTSIGKey
-metadata: {name: ddns, namespace: dns}
-spec: {clusterRef: `+dynScaleCluster+`}
-`).Edit(t, "BindZone", "zone0-example-com", func(obj map[string]any) {
+	return Inputs(items).AddFixture(t, "dynscale-key.yaml", map[string]string{"CLUSTER": dynScaleCluster}).Edit(t, "BindZone", "zone0-example-com", func(obj map[string]any) {
 		spec(obj)["dynamicUpdate"] = true
 		spec(obj)["updateKeyRef"] = "ddns"
 	})
@@ -101,7 +96,8 @@ func scenarioDynamicScale(t *testing.T, lab *Lab) {
 
 	var add strings.Builder
 	for i := 0; i < dynScaleAdded; i++ {
-		fmt.Fprintf(&add, "---\napiVersion: bind.unkin.net/v1alpha1\nkind: DNSRecord\nmetadata: {name: added-%d, namespace: dns}\nspec: {zoneRef: zone0-example-com, name: added-%d, type: A, values: [\"198.51.%d.%d\"]}\n", i, i, i/250, i%250+1)
+		add.WriteString("---\n" + fixture(t, "a-record.yaml", map[string]string{
+			"NAME": fmt.Sprintf("added-%d", i), "ZONE_REF": "zone0-example-com", "ADDRESS": fmt.Sprintf("198.51.%d.%d", i/250, i%250+1)}))
 	}
 	r2 := renderInputs(t, in.Add(t, add.String()), r)
 	t2 := time.Now()

@@ -66,16 +66,7 @@ func TestServedThroughChanges(t *testing.T) {
 	}
 	record := func(i int) (Inputs, string, string) {
 		name, ip := fmt.Sprintf("r%d", i), fmt.Sprintf("198.51.100.%d", 1+i%250)
-		return in.Add(t, fmt.Sprintf(`
-apiVersion: bind.unkin.net/v1alpha1
-kind: DNSRecord
-metadata: {name: %s, namespace: dns}
-spec:
-  zoneRef: apps-example-com
-  name: %s
-  type: A
-  values: [%q]
-`, name, name, ip)), name + ".apps.example.com", ip
+		return in.AddFixture(t, "a-record.yaml", map[string]string{"NAME": name, "ZONE_REF": "apps-example-com", "ADDRESS": ip}), name + ".apps.example.com", ip
 	}
 	var zoneTimes, recTimes propagation
 	zoneTimes.label, recTimes.label = "static-zone record (zones ConfigMap)", "DNSRecord (dynamic zone)"
