@@ -92,7 +92,7 @@ func TestBoundaries(t *testing.T) {
 	// A partner allowed to transfer an external-view zone by its key
 	// transfers it from its own address, which the internal view matches
 	// first: a request signed with the key finds the view that holds it
-	// (issue 20). The same transfer unsigned is refused.
+	// (docs/clients.md). The same transfer unsigned is refused.
 	partnerKey := c.tsig(t, "partner-xfr-tsig")
 	if err := eventually(hang, 200*time.Millisecond, func() error {
 		rrs, err := axfrFrom(partnerClient, c.Pods[0].Net.IP, "shared.example", partnerKey)

@@ -16,12 +16,14 @@ import (
 	"github.com/miekg/dns"
 )
 
-// The query-throughput benchmark (issue 21): dnsperf against one rendered
-// pod (the real agent running named from the rendered config) and against
-// a minimal hand-written named.conf serving the same zone file on the same
-// BIND, in the same run, named pinned to 1 and then 2 cores. A benchmark,
-// not a test: opt in with BINDFN_DNSPERF=1 (hack/bench-dnsperf.sh runs it
-// for both releases); it asserts only that both servers answer.
+// The query-throughput benchmark (BENCHMARKS.md, "Query throughput: one
+// rendered pod against a hand-written named.conf"): dnsperf against one
+// rendered pod (the real agent running named from the rendered config) and
+// against a minimal hand-written named.conf serving the same zone file on
+// the same BIND, in the same run, named pinned to 1 and then 2 cores. A
+// benchmark, not a test: opt in with BINDFN_DNSPERF=1
+// (hack/bench-dnsperf.sh runs it for both releases); it asserts only that
+// both servers answer.
 const (
 	perfZone  = "perf.test"
 	perfHosts = 1000

@@ -13,8 +13,8 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 )
 
-// The dynamic-scale cluster (issue 21): one dynamic zone whose records are
-// all DNSRecords, far more than one ConfigMap carries.
+// The dynamic-scale cluster: one dynamic zone whose records are all
+// DNSRecords, far more than one ConfigMap carries.
 const (
 	dynScaleCluster = "dynbig"
 	dynScaleZone    = "zone0.example.com"
@@ -37,7 +37,8 @@ func dynScaleInputs(t testing.TB) Inputs {
 	})
 }
 
-// scenarioDynamicScale (issue 21): 50,000 DNSRecords in one dynamic zone
+// scenarioDynamicScale (BENCHMARKS.md, "50,000 DNSRecords on a real
+// three-pod cluster (the lab)"): 50,000 DNSRecords in one dynamic zone
 // render (its file split over zones ConfigMaps, agent.json without the
 // records), the primary seeds the zone whole and its agent finds it
 // converged without sending an UPDATE (every generated record type compares
