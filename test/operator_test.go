@@ -63,7 +63,8 @@ func TestOperatorManifestsLoadInBIND(t *testing.T) {
 	}
 	sort.Strings(warned)
 	// The internal view recurses and the manifests set no allowRecursion:
-	// it recurses for localnets and localhost only (issue 20), and says so.
+	// it recurses for localnets and localhost only, and says so
+	// (docs/validation.md, "Recursion is never open by default").
 	want := []string{"BindCluster/auth spec.allowRecursion", "BindZone/lab-internal spec.nameservers", "BindZone/main-unkin-net spec.nameservers", "BindZone/office-internal spec.nameservers"}
 	if diff := cmp.Diff(want, warned); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s\nall results:\n%v", diff, rs)

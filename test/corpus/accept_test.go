@@ -9,10 +9,10 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 )
 
-// TestFalseRefusals: forms BIND loads that fn-validate refused (issue 20,
-// found by the corpus) are accepted, and the rendered pod's named.conf and
-// zones load in named-checkconf -z, BIND 9.18 and 9.20. Each case is a
-// package under testdata/accept.
+// TestFalseRefusals: forms BIND loads that fn-validate refused (found by
+// the corpus, docs/validation.md "The corpus") are accepted, and the
+// rendered pod's named.conf and zones load in named-checkconf -z, BIND 9.18
+// and 9.20. Each case is a package under testdata/accept.
 func TestFalseRefusals(t *testing.T) {
 	vs := versions(t)
 	cases := map[string]string{

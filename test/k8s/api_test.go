@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"git.unkin.net/unkin/bind-fn/test/k8s/fixture"
 )
 
 func crdFiles(t *testing.T) []string {
@@ -41,12 +43,16 @@ func obj(t *testing.T, s string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: m}
 }
 
-func zone(spec string) string {
-	return "apiVersion: bind.unkin.net/v1alpha1\nkind: BindZone\nmetadata: {name: z, namespace: cel}\nspec:\n  clusterRef: auth\n  zoneName: example.com\n" + spec
+// zone is testdata/cel-zone.yaml, a BindZone, with more spec lines.
+func zone(t *testing.T, spec string) string {
+	t.Helper()
+	return fixture.Load(t, "cel-zone.yaml", nil) + spec
 }
 
-func record(spec string) string {
-	return "apiVersion: bind.unkin.net/v1alpha1\nkind: DNSRecord\nmetadata: {name: r, namespace: cel}\nspec:\n  zoneRef: example-com\n  values: [\"ns1.example.net.\"]\n" + spec
+// record is testdata/cel-record.yaml, a DNSRecord, with more spec lines.
+func record(t *testing.T, spec string) string {
+	t.Helper()
+	return fixture.Load(t, "cel-record.yaml", nil) + spec
 }
 
 // TestCELRules: the CRDs' CEL rules and bounds, on the real API server
@@ -66,35 +72,35 @@ func TestCELRules(t *testing.T) {
 		wantErr string // "" = accepted
 	}{
 		"ApexNSAt": {"an apex NS RRset ('@') belongs to BindZone.spec.nameservers",
-			record("  name: \"@\"\n  type: NS\n"), "an apex NS RRset cannot be managed by a DNSRecord"},
+			record(t, "  name: \"@\"\n  type: NS\n"), "an apex NS RRset cannot be managed by a DNSRecord"},
 		"ApexNSNoName": {"no name is the apex too, and the type is case-insensitive",
-			record("  type: ns\n"), "an apex NS RRset cannot be managed by a DNSRecord"},
+			record(t, "  type: ns\n"), "an apex NS RRset cannot be managed by a DNSRecord"},
 		"DelegationNS": {"an NS RRset below the apex is a delegation: allowed",
-			record("  name: sub\n  type: NS\n"), ""},
+			record(t, "  name: sub\n  type: NS\n"), ""},
 		"ApexA": {"other apex RRsets are fine",
-			record("  name: \"@\"\n  type: A\n  values: [\"192.0.2.1\"]\n"), ""},
+			record(t, "  name: \"@\"\n  type: A\n  values: [\"192.0.2.1\"]\n"), ""},
 		"RecordTypeTooLong": {"a type over 16 characters is refused (pattern and maxLength)",
-			record("  name: www\n  type: ABCDEFGHIJKLMNOPQ\n"), "spec.type"},
+			record(t, "  name: www\n  type: ABCDEFGHIJKLMNOPQ\n"), "spec.type"},
 		"SecondaryWithoutPrimaries": {"a secondary zone needs primaries",
-			zone("  type: secondary\n"), "a secondary or stub zone needs spec.primaries"},
+			zone(t, "  type: secondary\n"), "a secondary or stub zone needs spec.primaries"},
 		"StubWithoutPrimaries": {"a stub zone needs primaries",
-			zone("  type: stub\n  primaries: []\n"), "a secondary or stub zone needs spec.primaries"},
+			zone(t, "  type: stub\n  primaries: []\n"), "a secondary or stub zone needs spec.primaries"},
 		"SecondaryWithPrimaries": {"a secondary with a primary is fine",
-			zone("  type: secondary\n  primaries: [\"192.0.2.1 port 5353\"]\n"), ""},
+			zone(t, "  type: secondary\n  primaries: [\"192.0.2.1 port 5353\"]\n"), ""},
 		"ForwardWithoutForwarders": {"a forward zone needs forwarders",
-			zone("  type: forward\n"), "a forward zone needs spec.forwarders"},
+			zone(t, "  type: forward\n"), "a forward zone needs spec.forwarders"},
 		"ForwardWithForwarders": {"a forward zone with forwarders is fine",
-			zone("  type: forward\n  forwarders: [\"192.0.2.100 port 8600\"]\n"), ""},
+			zone(t, "  type: forward\n  forwarders: [\"192.0.2.100 port 8600\"]\n"), ""},
 		"DynamicWithoutKey": {"a dynamic zone needs its update key",
-			zone("  dynamicUpdate: true\n"), "a dynamic zone needs spec.updateKeyRef"},
+			zone(t, "  dynamicUpdate: true\n"), "a dynamic zone needs spec.updateKeyRef"},
 		"DynamicWithKey": {"a dynamic zone with a key is fine",
-			zone("  dynamicUpdate: true\n  updateKeyRef: externaldns-key\n"), ""},
+			zone(t, "  dynamicUpdate: true\n  updateKeyRef: externaldns-key\n"), ""},
 		"TooManyPrimaries": {"primaries are bounded (64) so the rules' cost is",
-			zone("  type: secondary\n  primaries: [" + strings.Join(many, ", ") + "]\n"), "spec.primaries: Too many"},
+			zone(t, "  type: secondary\n  primaries: ["+strings.Join(many, ", ")+"]\n"), "spec.primaries: Too many"},
 		"UnknownZoneType": {"the zone type is an enum",
-			zone("  type: master\n"), "spec.type: Unsupported value"},
+			zone(t, "  type: master\n"), "spec.type: Unsupported value"},
 		"PlainPrimary": {"a primary zone needs nothing more",
-			zone(""), ""},
+			zone(t, ""), ""},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -227,18 +233,7 @@ func state(t *testing.T, ctx context.Context, objs []*unstructured.Unstructured)
 func TestWarningsAreSeen(t *testing.T) {
 	ctx := context.Background()
 	namespace(t, ctx, "cel")
-	d := obj(t, `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: warn, namespace: cel}
-spec:
-  selector: {matchLabels: {app: warn}}
-  template:
-    metadata:
-      labels: {app: warn}
-      annotations: {seccomp.security.alpha.kubernetes.io/pod: runtime/default}
-    spec:
-      containers: [{name: c, image: example.invalid/c}]
-`)
+	d := obj(t, fixture.Load(t, "seccomp-deployment.yaml", nil))
 	_, warn, err := apply(ctx, d, true)
 	if err != nil {
 		t.Fatal(err)

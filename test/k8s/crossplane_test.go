@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"git.unkin.net/unkin/bind-fn/test/k8s/controlplane"
+	"git.unkin.net/unkin/bind-fn/test/k8s/fixture"
 )
 
 const (
@@ -107,25 +108,9 @@ func startCrossplane(t *testing.T, ctx context.Context) {
 		return err
 	})
 
-	rev := obj(t, `apiVersion: pkg.crossplane.io/v1
-kind: FunctionRevision
-metadata:
-  name: function-bind-local
-  labels: {pkg.crossplane.io/package: unkin-bind-fn-function-bind}
-  annotations: {crossplane.io/paused: "true"}
-spec:
-  desiredState: Active
-  image: git.unkin.net/unkin/bind-fn/function-bind:v0.1.0
-  revision: 1
-`)
+	rev := obj(t, fixture.Load(t, "function-revision.yaml", nil))
 	mustApply(t, ctx, rev)
-	status := obj(t, `apiVersion: pkg.crossplane.io/v1
-kind: FunctionRevision
-metadata: {name: function-bind-local}
-status:
-  endpoint: `+fnAddress+`
-  capabilities: [composition]
-`)
+	status := obj(t, fixture.Load(t, "function-revision-status.yaml", map[string]string{"ENDPOINT": fnAddress}))
 	r, err := resource(status)
 	if err != nil {
 		t.Fatal(err)
@@ -441,21 +426,7 @@ func TestCrossplane(t *testing.T) {
 	})
 
 	t.Run("BadXRComposesNothing", func(t *testing.T) {
-		bad := obj(t, fmt.Sprintf(`apiVersion: xbind.unkin.net/v1alpha1
-kind: XBindCluster
-metadata: {name: broken, namespace: %s}
-spec:
-  crossplane: {compositionRef: {name: xbindclusters.xbind.unkin.net}}
-  replicas: 1
-  zones:
-    - name: example-org
-      spec:
-        zoneName: example.org
-        nameservers: [ns1.example.org.]
-        records:
-          - {name: ns1, type: A, values: ["192.0.2.53"]}
-          - {name: api, type: A, values: ["192.0.2.300"]}
-`, ns))
+		bad := obj(t, fixture.Load(t, "bad-xr.yaml", map[string]string{"NAMESPACE": ns}))
 		mustApply(t, ctx, bad)
 		want := "spec.zones[0].spec.records[1]"
 		eventually(t, controlplane.Hang, "a Synced=False condition naming the field", func() error {
@@ -540,11 +511,7 @@ spec:
 // pod is Ready (no kube-controller-manager runs in these tests).
 func stsReady(t *testing.T, ctx context.Context, ns, name string, replicas int) {
 	t.Helper()
-	sts := obj(t, fmt.Sprintf(`apiVersion: apps/v1
-kind: StatefulSet
-metadata: {name: %s, namespace: %s}
-status: {replicas: %d, readyReplicas: %d, availableReplicas: %d, currentReplicas: %d, updatedReplicas: %d}
-`, name, ns, replicas, replicas, replicas, replicas, replicas))
+	sts := obj(t, fixture.Load(t, "statefulset-status.yaml", map[string]string{"NAME": name, "NAMESPACE": ns, "REPLICAS": strconv.Itoa(replicas)}))
 	r, err := resource(sts)
 	if err != nil {
 		t.Fatal(err)

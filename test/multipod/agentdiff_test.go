@@ -31,7 +31,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/testutil/testenv"
 )
 
-// The agent differential (docs/design.md#differential, issue 20): random
+// The agent differential (docs/design.md#differential): random
 // dynamic cases from pkggen.GenerateDynamic — views with their own update
 // keys, every TSIG algorithm, a partner's transfer key, child zones,
 // delegations with glue, wildcards, every record type — each a sequence of

@@ -37,17 +37,7 @@ func TestBoundaries(t *testing.T) {
 
 	// DNSRecords added after the start reach named only by the agent's
 	// UPDATEs (the first ones were in the seeded zone file).
-	in := fixtureInputs(t, "boundaries.yaml").Add(t, `
-apiVersion: bind.unkin.net/v1alpha1
-kind: DNSRecord
-metadata: {name: added-int, namespace: dns}
-spec: {zoneRef: corp-int, name: added, type: A, values: ["10.9.9.10"]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: DNSRecord
-metadata: {name: added-ext, namespace: dns}
-spec: {zoneRef: corp-ext, name: added, type: A, values: ["198.51.100.81"]}
-`)
+	in := fixtureInputs(t, "boundaries.yaml").AddFile(t, "boundaries-added.yaml")
 	c.swap(renderInputs(t, in, r))
 
 	office := q{src: officeClient}   // internal view, inside hr.example's ACL
@@ -102,7 +92,7 @@ spec: {zoneRef: corp-ext, name: added, type: A, values: ["198.51.100.81"]}
 	// A partner allowed to transfer an external-view zone by its key
 	// transfers it from its own address, which the internal view matches
 	// first: a request signed with the key finds the view that holds it
-	// (issue 20). The same transfer unsigned is refused.
+	// (docs/clients.md). The same transfer unsigned is refused.
 	partnerKey := c.tsig(t, "partner-xfr-tsig")
 	if err := eventually(hang, 200*time.Millisecond, func() error {
 		rrs, err := axfrFrom(partnerClient, c.Pods[0].Net.IP, "shared.example", partnerKey)

@@ -65,6 +65,37 @@ func (in Inputs) AddFile(t testing.TB, name string) Inputs {
 	return in.add(t, path, b)
 }
 
+// AddFixture returns in plus the objects of testdata/<name> with its
+// ${VAR}s filled from vars (fixture).
+func (in Inputs) AddFixture(t testing.TB, name string, vars map[string]string) Inputs {
+	t.Helper()
+	return in.add(t, filepath.Join("testdata", name), []byte(fixture(t, name, vars)))
+}
+
+// fixture is testdata/<name> with each ${VAR} replaced by vars[VAR]; a
+// variable vars does not hold fails the test, naming the file. The test/k8s
+// module, which cannot import this one, has the same in test/k8s/fixture.
+func fixture(t testing.TB, name string, vars map[string]string) string {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	out := os.Expand(string(b), func(v string) string {
+		val, ok := vars[v]
+		if !ok {
+			missing = append(missing, v)
+		}
+		return val
+	})
+	if len(missing) > 0 {
+		t.Fatalf("%s: no value for ${%s}", path, strings.Join(missing, "}, ${"))
+	}
+	return out
+}
+
 // add returns in plus the objects decoded from data, which source names.
 func (in Inputs) add(t testing.TB, source string, data []byte) Inputs {
 	t.Helper()

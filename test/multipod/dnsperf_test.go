@@ -16,12 +16,14 @@ import (
 	"github.com/miekg/dns"
 )
 
-// The query-throughput benchmark (issue 21): dnsperf against one rendered
-// pod (the real agent running named from the rendered config) and against
-// a minimal hand-written named.conf serving the same zone file on the same
-// BIND, in the same run, named pinned to 1 and then 2 cores. A benchmark,
-// not a test: opt in with BINDFN_DNSPERF=1 (hack/bench-dnsperf.sh runs it
-// for both releases); it asserts only that both servers answer.
+// The query-throughput benchmark (BENCHMARKS.md, "Query throughput: one
+// rendered pod against a hand-written named.conf"): dnsperf against one
+// rendered pod (the real agent running named from the rendered config) and
+// against a minimal hand-written named.conf serving the same zone file on
+// the same BIND, in the same run, named pinned to 1 and then 2 cores. A
+// benchmark, not a test: opt in with BINDFN_DNSPERF=1
+// (hack/bench-dnsperf.sh runs it for both releases); it asserts only that
+// both servers answer.
 const (
 	perfZone  = "perf.test"
 	perfHosts = 1000
@@ -60,21 +62,15 @@ type perfCase struct {
 	extra map[string]string
 }
 
-func perfCluster() string {
-	return `apiVersion: bind.unkin.net/v1alpha1
-kind: BindCluster
-metadata: {name: perf, namespace: dns}
-spec: {mode: authoritative, replicas: 1}
-`
-}
-
-func perfZoneObject(name, view, extra string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "---\napiVersion: bind.unkin.net/v1alpha1\nkind: BindZone\nmetadata: {name: %s, namespace: dns}\nspec:\n  clusterRef: perf\n", name)
+// perfZoneObject is testdata/dnsperf/zone.yaml, in view (none: ""), with
+// more spec lines and perfHosts A records.
+func perfZoneObject(t *testing.T, name, view, spec string) string {
+	t.Helper()
 	if view != "" {
-		fmt.Fprintf(&b, "  viewRef: %s\n", view)
+		spec = "  viewRef: " + view + "\n" + spec
 	}
-	fmt.Fprintf(&b, "  zoneName: %s\n  nameservers: [ns1.%s.]\n%s  records:\n    - {name: ns1, type: A, values: [\"198.51.100.53\"]}\n", perfZone, perfZone, extra)
+	var b strings.Builder
+	b.WriteString(fixture(t, "dnsperf/zone.yaml", map[string]string{"NAME": name, "ZONE": perfZone, "SPEC": spec}))
 	for i := range perfHosts {
 		fmt.Fprintf(&b, "    - {name: host-%d, type: A, values: [\"198.18.%d.%d\"]}\n", i, 100+i/250, 1+i%250)
 	}
@@ -90,74 +86,40 @@ const perfOptions = `options {
 
 // perfPolicy is a BindPolicy of perfBlocked NXDOMAIN rules: host-0 of the
 // served zone (so that the policy is seen to apply) and names outside it.
-func perfPolicy() string {
+func perfPolicy(t *testing.T) string {
+	t.Helper()
 	var b strings.Builder
-	b.WriteString("---\napiVersion: bind.unkin.net/v1alpha1\nkind: BindPolicy\nmetadata: {name: blocklist, namespace: dns}\nspec:\n  clusterRef: perf\n  zoneName: rpz.perf\n  rules:\n")
-	fmt.Fprintf(&b, "    - {name: host-0.%s, action: nxdomain}\n", perfZone)
+	b.WriteString(fixture(t, "dnsperf/policy.yaml", map[string]string{"ZONE": perfZone}))
 	for i := range perfBlocked - 1 {
 		fmt.Fprintf(&b, "    - {name: blocked-%d.example.net, action: nxdomain}\n", i)
 	}
 	return b.String()
 }
 
-func perfCases() []perfCase {
-	views := `---
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindACL
-metadata: {name: site-a, namespace: dns}
-spec: {clusterRef: perf, addresses: [192.0.2.0/24]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindACL
-metadata: {name: site-b, namespace: dns}
-spec: {clusterRef: perf, addresses: [203.0.113.0/24]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindView
-metadata: {name: va, namespace: dns}
-spec: {clusterRef: perf, order: 10, matchClients: [site-a]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindView
-metadata: {name: vb, namespace: dns}
-spec: {clusterRef: perf, order: 20, matchClients: [site-b]}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindView
-metadata: {name: vc, namespace: dns}
-spec: {clusterRef: perf, order: 100, matchClients: [any]}
-`
-	policy := `---
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindDNSSECPolicy
-metadata: {name: standard, namespace: dns}
-spec:
-  clusterRef: perf
-  keys: [{role: csk, algorithm: ecdsap256sha256, lifetime: unlimited}]
-  dnskeyTTL: PT1H
-  signaturesValidity: P14D
-  signaturesRefresh: P5D
-`
+// perfCases are the configuration classes, each with testdata/dnsperf/cluster.yaml.
+func perfCases(t *testing.T) []perfCase {
+	views := fixture(t, "dnsperf/views.yaml", nil)
+	policy := fixture(t, "dnsperf/dnssec-policy.yaml", nil)
 	zone := func(f, extra string) string {
 		return fmt.Sprintf("zone %q { type primary; file %q;%s };\n", perfZone, f, extra)
 	}
 	return []perfCase{
-		{name: "plain", objects: perfZoneObject("perf-test", "", ""), zoneKey: "db." + perfZone,
+		{name: "plain", objects: perfZoneObject(t, "perf-test", "", ""), zoneKey: "db." + perfZone,
 			ref: func(f string) string { return zone(f, "") }},
-		{name: "3-views", objects: views + perfZoneObject("perf-a", "va", "") + perfZoneObject("perf-b", "vb", "") + perfZoneObject("perf-c", "vc", ""),
+		{name: "3-views", objects: views + perfZoneObject(t, "perf-a", "va", "") + perfZoneObject(t, "perf-b", "vb", "") + perfZoneObject(t, "perf-c", "vc", ""),
 			zoneKey: "db.vc_" + perfZone,
 			ref: func(f string) string {
 				return fmt.Sprintf("view va { match-clients { 192.0.2.0/24; }; %s};\nview vb { match-clients { 203.0.113.0/24; }; %s};\nview vc { match-clients { any; }; %s};\n",
 					zone(f, ""), zone(f, ""), zone(f, ""))
 			}},
-		{name: "rpz", objects: perfPolicy() + perfZoneObject("perf-test", "", ""), zoneKey: "db." + perfZone,
+		{name: "rpz", objects: perfPolicy(t) + perfZoneObject(t, "perf-test", "", ""), zoneKey: "db." + perfZone,
 			extra:      map[string]string{"rpz.": "rpz.perf.db"},
 			refOptions: `response-policy { zone "rpz.perf"; } recursive-only no;`,
 			ref: func(f string) string {
 				return `zone "rpz.perf" { type primary; file "rpz.perf.db"; allow-query { localhost; }; allow-transfer { none; }; notify no; };
 ` + zone(f, "")
 			}},
-		{name: "signed", objects: policy + perfZoneObject("perf-test", "", "  dnssecPolicyRef: standard\n"), zoneKey: "db." + perfZone, do: true,
+		{name: "signed", objects: policy + perfZoneObject(t, "perf-test", "", "  dnssecPolicyRef: standard\n"), zoneKey: "db." + perfZone, do: true,
 			ref: func(f string) string {
 				return `dnssec-policy "standard" { keys { csk lifetime unlimited algorithm ecdsap256sha256; }; dnskey-ttl 3600; signatures-validity 14d; signatures-refresh 5d; };
 ` + zone("perf.test.db", ` dnssec-policy "standard"; inline-signing yes;`)
@@ -276,9 +238,9 @@ func TestDnsperf(t *testing.T) {
 		t.Fatal(err)
 	}
 	var report []string
-	for ci, pc := range perfCases() {
+	for ci, pc := range perfCases(t) {
 		t.Run(pc.name, func(t *testing.T) {
-			r := renderInputs(t, Inputs(nil).Add(t, perfCluster()+pc.objects), nil)
+			r := renderInputs(t, Inputs(nil).Add(t, fixture(t, "dnsperf/cluster.yaml", nil)+pc.objects), nil)
 			rc := r.Clusters["perf"]
 			files := map[string]string{} // the reference's file → the rendered zone file
 			for _, cm := range rc.ConfigMaps {

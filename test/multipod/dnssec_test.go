@@ -283,41 +283,8 @@ func scenarioImportedKeys(t *testing.T, lab *Lab, delv string) {
 			}
 		}
 	}
-	items, err := testutil.DecodeItems("imported.yaml", []byte(`
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindCluster
-metadata: {name: imp, namespace: dns}
-spec:
-  replicas: 2
-  storage: {size: 1Gi}
-  dnssec:
-    importExisting: true
-    publicKeys: [`+strings.Join(pub, ", ")+`]
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindDNSSECPolicy
-metadata: {name: kskzsk, namespace: dns}
-spec:
-  keys:
-    - {role: ksk, algorithm: ecdsap256sha256}
-    - {role: zsk, algorithm: ecdsap256sha256}
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindZone
-metadata: {name: imported, namespace: dns}
-spec:
-  clusterRef: imp
-  zoneName: `+zone+`
-  nameservers: [ns1.imported.example.]
-  dnssecPolicyRef: kskzsk
-  records:
-    - {name: ns1, type: A, values: ["198.18.9.10"]}
-    - {name: www, type: A, values: ["192.0.2.90"]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := renderInputs(t, Inputs(items), nil)
+	in := Inputs(nil).AddFixture(t, "dnssec-imported.yaml", map[string]string{"PUBLIC_KEYS": strings.Join(pub, ", "), "ZONE": zone})
+	r := renderInputs(t, in, nil)
 	rc := r.Clusters["imp"]
 	if rc.Secrets[layout.DNSSECSecretName("imp")] != nil {
 		t.Fatalf("the render wrote the imported Secret %s", layout.DNSSECSecretName("imp"))

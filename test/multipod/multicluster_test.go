@@ -282,18 +282,7 @@ func TestMultiCluster(t *testing.T) {
 	})
 
 	t.Run("catalog-across", func(t *testing.T) {
-		added := in.Add(t, `apiVersion: bind.unkin.net/v1alpha1
-kind: BindZone
-metadata:
-  name: new-example-org
-  namespace: dns
-spec:
-  clusterRef: corp
-  zoneName: new.example.org
-  nameservers: [ns1.example.net.]
-  records:
-    - {name: www, type: A, values: ["192.0.2.82"]}
-`)
+		added := in.AddFile(t, "multicluster-added-zone.yaml")
 		r2 := renderInputs(t, added, r)
 		for _, name := range []string{"edge1", "edge2"} {
 			before := r.Clusters[name].ConfigMaps[layout.ConfigMapName(name)].Data

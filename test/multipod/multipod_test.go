@@ -109,7 +109,7 @@ func TestLab(t *testing.T) {
 			edKept, report = scenarioExternalDNS(t, auth, edBin)
 			t.Logf("external-dns %s, time from its start to the pass's records served (or gone) on each pod:\n%s", externalDNSVersion, report)
 		})
-		// edlarge_test.go (issue 21): the same binary on a 10,000-record zone.
+		// edlarge_test.go: the same binary on a 10,000-record zone.
 		t.Run("external-dns-10k", func(t *testing.T) { scenarioExternalDNSLarge(t, auth, bindtools.Bin(t, "external-dns")) })
 	})
 	t.Run("8-records", func(t *testing.T) { r, in = scenarioRecords(t, auth, r, in, edKept) })

@@ -35,18 +35,7 @@ func TestPlanLab(t *testing.T) {
 	}
 	lab := newLab(t, path.Dir(agentBin))
 	// The example plus a zone the change removes.
-	in := authInputs(t).Add(t, `
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindZone
-metadata: {name: old-example-net, namespace: dns}
-spec:
-  clusterRef: auth
-  viewRef: external
-  zoneName: old.example.net
-  nameservers: [ns1.example.com.]
-  records:
-    - {name: "@", type: A, values: ["198.51.100.90"]}
-`)
+	in := authInputs(t).AddFile(t, "plan-removed-zone.yaml")
 	r0 := renderInputs(t, in, nil)
 	c := lab.startCluster(r0, "auth", podPlan{
 		IP: func(i int) string { return fmt.Sprintf("198.18.8.%d", 10+i) }, PrimarySvc: "198.18.9.10", NetnsPrefix: "plan-",
@@ -84,19 +73,7 @@ spec:
 		spec(obj)["records"] = append(spec(obj)["records"].([]any), map[string]any{"name": "wiki", "type": "A", "values": []any{"192.0.2.30"}})
 	})
 	in1 = in1.Remove(t, "BindZone", "old-example-net")
-	in1 = in1.Add(t, `
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindZone
-metadata: {name: example-org, namespace: dns}
-spec:
-  clusterRef: auth
-  viewRef: external
-  zoneName: example.org
-  nameservers: [ns1.example.com.]
-  records:
-    - {name: "@", type: A, values: ["198.51.100.70"]}
-    - {name: www, type: CNAME, values: ["example.org."]}
-`)
+	in1 = in1.AddFile(t, "plan-added-zone.yaml")
 	r1 := renderInputs(t, in1, r0)
 	oldObjs, err := plan.FromRender(r0.Objs)
 	if err != nil {

@@ -18,17 +18,7 @@ import (
 func scenarioRecords(t *testing.T, c *Cluster, prev *Rendered, in Inputs, keep string) (*Rendered, Inputs) {
 	in = in.Edit(t, "DNSRecord", "shop", func(obj map[string]any) { spec(obj)["values"] = []any{"198.51.100.122"} })
 	in = in.Remove(t, "DNSRecord", "api")
-	in = in.Add(t, `
-apiVersion: bind.unkin.net/v1alpha1
-kind: DNSRecord
-metadata: {name: cdn, namespace: dns}
-spec:
-  zoneRef: apps-example-com
-  name: cdn
-  type: AAAA
-  ttl: 120
-  values: ["2001:db8::130"]
-`)
+	in = in.AddFile(t, "records-cdn.yaml")
 	next := renderInputs(t, in, prev)
 	pids := c.pids()
 	t0 := time.Now()

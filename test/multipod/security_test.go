@@ -23,8 +23,8 @@ const (
 
 func secIP(i int) string { return fmt.Sprintf("198.18.22.%d", 10+i) }
 
-// TestSecurityClasses proves the security classes of issue 20 on real named
-// and the real agent, on every pod:
+// TestSecurityClasses proves these security classes on real named and the
+// real agent, on every pod:
 //   - open recursion: the office view recurses (recursion: true on an
 //     authoritative cluster) for the clients of spec.allowRecursion only;
 //     a client the view matches outside it, a client that reaches the view

@@ -18,7 +18,7 @@ import (
 )
 
 // servedChanges is how many changes of each kind TestServedThroughChanges
-// makes (issue 21: p50/p95 over at least 20); BINDFN_SERVED_CHANGES asks
+// makes (at least 20, for a p50 and a p95); BINDFN_SERVED_CHANGES asks
 // for more (a longer hunt for a rare failure).
 func servedChanges(t *testing.T) int {
 	n := 20
@@ -32,7 +32,8 @@ func servedChanges(t *testing.T) int {
 	return n
 }
 
-// TestServedThroughChanges (issue 21): examples/authoritative (views, a
+// TestServedThroughChanges (docs/kubelet-sync.md, "What a change makes
+// named do"): examples/authoritative (views, a
 // catalog of the external view's zones on the secondaries, a dynamic zone)
 // is changed servedChanges times by a record added to the static zone
 // example.com and servedChanges times by a new DNSRecord of the dynamic
@@ -66,16 +67,7 @@ func TestServedThroughChanges(t *testing.T) {
 	}
 	record := func(i int) (Inputs, string, string) {
 		name, ip := fmt.Sprintf("r%d", i), fmt.Sprintf("198.51.100.%d", 1+i%250)
-		return in.Add(t, fmt.Sprintf(`
-apiVersion: bind.unkin.net/v1alpha1
-kind: DNSRecord
-metadata: {name: %s, namespace: dns}
-spec:
-  zoneRef: apps-example-com
-  name: %s
-  type: A
-  values: [%q]
-`, name, name, ip)), name + ".apps.example.com", ip
+		return in.AddFixture(t, "a-record.yaml", map[string]string{"NAME": name, "ZONE_REF": "apps-example-com", "ADDRESS": ip}), name + ".apps.example.com", ip
 	}
 	var zoneTimes, recTimes propagation
 	zoneTimes.label, recTimes.label = "static-zone record (zones ConfigMap)", "DNSRecord (dynamic zone)"

@@ -36,14 +36,7 @@ func shardInputs(t testing.TB) Inputs {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Inputs(items).Add(t, `
-apiVersion: bind.unkin.net/v1alpha1
-kind: BindCatalogZone
-metadata: {name: catalog, namespace: dns}
-spec:
-  clusterRef: `+shardCluster+`
-  zoneName: catalog.big.internal
-`)
+	return Inputs(items).AddFixture(t, "shard-catalog.yaml", map[string]string{"CLUSTER": shardCluster})
 }
 
 // shardPart is one $INCLUDEd part of the split zone file, as rendered.

@@ -12,8 +12,9 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 )
 
-// TestSecondariesBeforePrimaryService (issue 21, the start-up race seen on
-// the kubelet: secondaries ~100 s to become ready). On the kubelet every pod
+// TestSecondariesBeforePrimaryService (docs/kubelet-sync.md, "Start-up: a
+// secondary that asked before the primary was Ready"; on the kubelet the
+// secondaries took ~100 s to become ready). On the kubelet every pod
 // starts at once (podManagementPolicy Parallel); a secondary's named asks
 // the primary Service for the catalog before the primary is Ready, and a
 // Service without a ready endpoint rejects it; the primary's own start-up

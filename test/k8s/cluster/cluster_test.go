@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"git.unkin.net/unkin/bind-fn/test/k8s/controlplane"
+	"git.unkin.net/unkin/bind-fn/test/k8s/fixture"
 )
 
 const (
@@ -324,6 +325,42 @@ func apply(t *testing.T, ctx context.Context, manifest string) {
 	}
 }
 
+// namespaces is a manifest of the Namespaces names (testdata/namespace.yaml).
+func namespaces(t *testing.T, names ...string) string {
+	t.Helper()
+	var docs []string
+	for _, n := range names {
+		docs = append(docs, fixture.Load(t, "namespace.yaml", map[string]string{"NAME": n}))
+	}
+	return strings.Join(docs, "---\n")
+}
+
+// hostPathPVs makes n hostPath directories under dir that the pods' user
+// can write, <prefix>0 to <prefix>n-1, and returns a manifest of one
+// PersistentVolume of the same name on each (testdata/pv.yaml): the data
+// claims' volumes where no provisioner runs.
+func hostPathPVs(t *testing.T, prefix string, n int) string {
+	t.Helper()
+	var pvs strings.Builder
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("%s%d", prefix, i)
+		d := filepath.Join(dir, name)
+		if err := os.MkdirAll(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Chmod(d, 0o777)
+		pvs.WriteString(fixture.Load(t, "pv.yaml", map[string]string{"NAME": name, "DIR": d}))
+	}
+	return pvs.String()
+}
+
+// appsRecord is a DNSRecord of apps.example.com, name A address
+// (testdata/apps-record.yaml).
+func appsRecord(t *testing.T, name, address string) string {
+	t.Helper()
+	return fixture.Load(t, "apps-record.yaml", map[string]string{"NAME": name, "ADDRESS": address})
+}
+
 func waitPodsReady(t *testing.T, ctx context.Context, ns, selector string, n int, timeout time.Duration) []corev1.Pod {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -380,17 +417,7 @@ func warnings(ctx context.Context, ns string) string {
 func TestPodRuns(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Now()
-	apply(t, ctx, `apiVersion: v1
-kind: Namespace
-metadata: {name: smoke}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: pause, namespace: smoke, labels: {app: pause}}
-spec:
-  automountServiceAccountToken: false
-  containers: [{name: pause, image: `+pauseTag+`, imagePullPolicy: Never}]
-`)
+	apply(t, ctx, fixture.Load(t, "pause-pod.yaml", map[string]string{"PAUSE_IMAGE": pauseTag}))
 	pods := waitPodsReady(t, ctx, "smoke", "app=pause", 1, controlplane.Hang)
 	t.Logf("pod Ready on %s at %s in %.1f s", pods[0].Spec.NodeName, pods[0].Status.PodIP, time.Since(t0).Seconds())
 }
@@ -422,31 +449,8 @@ func coreDNS(t *testing.T, ctx context.Context) {
 }
 
 func deployCoreDNS(t *testing.T, ctx context.Context) {
-	apply(t, ctx, fixture(t, "coredns.yaml", map[string]string{"COREDNS_IMAGE": corednsTg, "DNS_IP": dnsIP}))
+	apply(t, ctx, fixture.Load(t, "coredns.yaml", map[string]string{"COREDNS_IMAGE": corednsTg, "DNS_IP": dnsIP}))
 	waitPodsReady(t, ctx, "kube-system", "k8s-app=kube-dns", 1, controlplane.Hang)
-}
-
-// fixture is testdata/<name> with each ${VAR} replaced by vars[VAR]; a
-// variable vars does not hold fails the test, naming the file.
-func fixture(t *testing.T, name string, vars map[string]string) string {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var missing []string
-	out := os.Expand(string(b), func(v string) string {
-		val, ok := vars[v]
-		if !ok {
-			missing = append(missing, v)
-		}
-		return val
-	})
-	if len(missing) > 0 {
-		t.Fatalf("%s: no value for ${%s}", path, strings.Join(missing, "}, ${"))
-	}
-	return out
 }
 
 // teardown stops the kubelet, kills every container through containerd
@@ -603,17 +607,8 @@ func TestRenderedCluster(t *testing.T) {
 		t.Fatalf("kpt fn render: %v\n%s", err, out)
 	}
 	// One PersistentVolume per replica for the StatefulSet's data claims
-	// (no provisioner here): hostPath directories the pods' user can write.
-	var pvs strings.Builder
-	for i := 0; i < 3; i++ {
-		d := filepath.Join(dir, fmt.Sprintf("pv-%d", i))
-		if err := os.MkdirAll(d, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		_ = os.Chmod(d, 0o777)
-		fmt.Fprintf(&pvs, "---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv-%d}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n  hostPath: {path: %s}\n", i, d)
-	}
-	apply(t, ctx, "apiVersion: v1\nkind: Namespace\nmetadata: {name: dns}\n"+pvs.String())
+	// (no provisioner here).
+	apply(t, ctx, namespaces(t, "dns")+hostPathPVs(t, "pv-", 3))
 	kubectl(t, "apply", "--server-side", "-R", "-f", filepath.Join(pkg, "rendered"))
 	pods := waitPodsReady(t, ctx, "dns", "app.kubernetes.io/instance=auth", 3, controlplane.Hang)
 	t.Logf("3 BIND pods Ready in %.1f s", time.Since(t0).Seconds())
@@ -763,20 +758,9 @@ func TestRenderedCluster(t *testing.T) {
 `, `    - {name: ns1, type: A, values: ["198.51.100.53"]}
     - {name: k8s-added, type: A, values: ["198.51.100.77"]}
 `)
-		edit("records.yaml", `  values: ["198.51.100.120", "198.51.100.121"]
-`, `  values: ["198.51.100.120", "198.51.100.121"]
----
-apiVersion: bind.unkin.net/v1alpha1
-kind: DNSRecord
-metadata:
-  name: k8s-record
-  namespace: dns
-spec:
-  zoneRef: apps-example-com
-  name: k8s-record
-  type: A
-  values: ["198.51.100.78"]
-`)
+		last := `  values: ["198.51.100.120", "198.51.100.121"]
+`
+		edit("records.yaml", last, last+"---\n"+appsRecord(t, "k8s-record", "198.51.100.78"))
 		render := exec.Command(filepath.Join(bin, "kpt"), "fn", "render", "--allow-exec", pkg)
 		render.Dir = filepath.Dir(pkg)
 		if out, err := render.CombinedOutput(); err != nil {

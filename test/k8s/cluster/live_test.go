@@ -102,16 +102,7 @@ func TestKustomizeKptLive(t *testing.T) {
 		}
 	}
 	write("")
-	var pvs strings.Builder
-	for i := 0; i < 3; i++ {
-		d := filepath.Join(dir, fmt.Sprintf("pv-kz-%d", i))
-		if err := os.MkdirAll(d, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		_ = os.Chmod(d, 0o777)
-		fmt.Fprintf(&pvs, "---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv-kz-%d}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n  hostPath: {path: %s}\n", i, d)
-	}
-	apply(t, ctx, "apiVersion: v1\nkind: Namespace\nmetadata: {name: "+kzNS+"}\n"+pvs.String())
+	apply(t, ctx, namespaces(t, kzNS)+hostPathPVs(t, "pv-kz-", 3))
 	kpt(t, "live", "install-resource-group")
 	kpt(t, "live", "init", live, "--namespace", kzNS, "--name", "bind-fn-auth")
 	t1 := time.Now()

@@ -330,18 +330,7 @@ func mergeToServed(t *testing.T, ctx context.Context, pkg string, n int) {
 	})
 	measure("a new DNSRecord (config ConfigMap, the agent's UPDATE, NOTIFY + IXFR)", func(i int) (string, string) {
 		addr := fmt.Sprintf("198.51.100.%d", 160+i)
-		appendTo("records.yaml", "", fmt.Sprintf(`---
-apiVersion: bind.unkin.net/v1alpha1
-kind: DNSRecord
-metadata:
-  name: m2s-rec-%d
-  namespace: dns
-spec:
-  zoneRef: apps-example-com
-  name: m2s-rec-%d
-  type: A
-  values: [%q]
-`, i, i, addr))
+		appendTo("records.yaml", "", "---\n"+appsRecord(t, fmt.Sprintf("m2s-rec-%d", i), addr))
 		return fmt.Sprintf("m2s-rec-%d.apps.example.com", i), addr
 	})
 	r := stop()

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"git.unkin.net/unkin/bind-fn/test/k8s/controlplane"
+	"git.unkin.net/unkin/bind-fn/test/k8s/fixture"
 )
 
 const (
@@ -293,11 +294,7 @@ func TestPackageManager(t *testing.T) {
 
 	t.Run("FunctionInstalled", func(t *testing.T) {
 		t0 := time.Now()
-		apply(t, ctx, `apiVersion: pkg.crossplane.io/v1
-kind: Function
-metadata: {name: `+fnName+`}
-spec:
-  package: `+fnRef("v0.1.0")+"\n")
+		apply(t, ctx, fixture.Load(t, "function.yaml", map[string]string{"NAME": fnName, "PACKAGE": fnRef("v0.1.0")}))
 		var rev *unstructured.Unstructured
 		waitFor(t, "Function "+fnName+" Installed and Healthy, its revision Healthy", pokeNone, func() error {
 			f, err := getJSON("functions.pkg.crossplane.io", fnName)
@@ -351,11 +348,7 @@ spec:
 
 	t.Run("ConfigurationInstalled", func(t *testing.T) {
 		t0 := time.Now()
-		apply(t, ctx, `apiVersion: pkg.crossplane.io/v1
-kind: Configuration
-metadata: {name: configuration-bind}
-spec:
-  package: `+cfgRef+"\n")
+		apply(t, ctx, fixture.Load(t, "configuration.yaml", map[string]string{"PACKAGE": cfgRef}))
 		waitFor(t, "Configuration configuration-bind Installed and Healthy, the XRD established", pokeNone, func() error {
 			c, err := getJSON("configurations.pkg.crossplane.io", "configuration-bind")
 			if err != nil {
@@ -446,16 +439,7 @@ spec:
 
 	t.Run("XRServes", func(t *testing.T) {
 		t0 := time.Now()
-		var pvs strings.Builder
-		for i := 0; i < 3; i++ {
-			d := filepath.Join(dir, fmt.Sprintf("pv-xp-%d", i))
-			if err := os.MkdirAll(d, 0o777); err != nil {
-				t.Fatal(err)
-			}
-			_ = os.Chmod(d, 0o777)
-			fmt.Fprintf(&pvs, "---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv-xp-%d}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n  hostPath: {path: %s}\n", i, d)
-		}
-		apply(t, ctx, "apiVersion: v1\nkind: Namespace\nmetadata: {name: "+xpNS+"}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: other}\n"+pvs.String())
+		apply(t, ctx, namespaces(t, xpNS, "other")+hostPathPVs(t, "pv-xp-", 3))
 		req, err := os.ReadFile(filepath.Join(root, "examples", "crossplane", "required.yaml"))
 		if err != nil {
 			t.Fatal(err)
@@ -676,16 +660,7 @@ spec:
 			}
 			return conds(x, "Established", "Offered")
 		})
-		var pvs strings.Builder
-		for i := 0; i < 2; i++ {
-			d := filepath.Join(dir, fmt.Sprintf("pv-team-%d", i))
-			if err := os.MkdirAll(d, 0o777); err != nil {
-				t.Fatal(err)
-			}
-			_ = os.Chmod(d, 0o777)
-			fmt.Fprintf(&pvs, "---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv-team-%d}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n  hostPath: {path: %s}\n", i, d)
-		}
-		apply(t, ctx, "apiVersion: v1\nkind: Namespace\nmetadata: {name: "+ns+"}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: other-team}\n"+pvs.String())
+		apply(t, ctx, namespaces(t, ns, "other-team")+hostPathPVs(t, "pv-team-", 2))
 		kubectl(t, "apply", "--server-side", "-f", filepath.Join(claimDir, "required.yaml"), "-f", filepath.Join(claimDir, "claim.yaml"))
 		ps := waitPodsReady(t, ctx, ns, "app.kubernetes.io/instance=auth", 2, controlplane.Hang)
 		t.Logf("the claim's 2 BIND pods Ready in %.1f s", time.Since(t0).Seconds())
