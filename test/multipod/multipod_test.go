@@ -116,8 +116,8 @@ func TestLab(t *testing.T) {
 	t.Run("6-primary-restart", func(t *testing.T) { scenarioPrimaryRestart(t, lab, auth, key) })
 	t.Run("6-secondary-restart", func(t *testing.T) { scenarioSecondaryRestart(t, lab, auth, key) })
 	auth.stop()
-	t.Run("issue6-sharded-zone", func(t *testing.T) { scenarioShardedZone(t, lab) })
-	t.Run("issue21-dynamic-zone-50k", func(t *testing.T) { scenarioDynamicScale(t, lab) })
+	t.Run("sharded-zone", func(t *testing.T) { scenarioShardedZone(t, lab) })
+	t.Run("dynamic-zone-50k", func(t *testing.T) { scenarioDynamicScale(t, lab) })
 	t.Run("2-updates-8-secondaries", func(t *testing.T) {
 		in9 := authInputs(t).Edit(t, "BindCluster", "auth", func(obj map[string]any) { spec(obj)["replicas"] = 9 })
 		big := lab.startCluster(renderInputs(t, in9, nil), "auth", podPlan{
