@@ -173,9 +173,10 @@ images: build
 ## (kpt fn render's pipeline and output, no kpt: builds only bin/bind-fn; TestRenderMatchesKpt holds the two equal)
 # A newcomer's first command, so it compiles bin/bind-fn without inlining
 # (-l) and without DWARF (-dwarf=false; -ldflags -w drops it from the binary
-# anyway): from an empty build cache that is about 45–49 s instead of 65 s on
-# two idle cores (BENCHMARKS.md), and the output is the same bytes. `make
-# build` links the optimised bin/bind-fn again (its packages are cached apart).
+# anyway): from an empty build cache that is 10–20 s less on two idle cores
+# (BENCHMARKS.md), and the output is the same (apart from the keys a first
+# render generates at random, whichever build runs). `make build` links the
+# optimised bin/bind-fn again (its packages are cached apart).
 EXAMPLE_GCFLAGS ?= all=-l -dwarf=false
 example:
 	$(GOBUILD) -gcflags='$(EXAMPLE_GCFLAGS)' -o $(BIN)/bind-fn $(pkg.bind-fn)
