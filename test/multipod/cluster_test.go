@@ -77,23 +77,33 @@ func (in Inputs) AddFixture(t testing.TB, name string, vars map[string]string) I
 // module, which cannot import this one, has the same in test/k8s/fixture.
 func fixture(t testing.TB, name string, vars map[string]string) string {
 	t.Helper()
+	return fixtureTemplate(t, name)(vars)
+}
+
+// fixtureTemplate reads testdata/<name> once and returns what fills it as
+// fixture does, for a test that makes many objects of one template.
+func fixtureTemplate(t testing.TB, name string) func(vars map[string]string) string {
+	t.Helper()
 	path := filepath.Join("testdata", name)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var missing []string
-	out := os.Expand(string(b), func(v string) string {
-		val, ok := vars[v]
-		if !ok {
-			missing = append(missing, v)
+	return func(vars map[string]string) string {
+		t.Helper()
+		var missing []string
+		out := os.Expand(string(b), func(v string) string {
+			val, ok := vars[v]
+			if !ok {
+				missing = append(missing, v)
+			}
+			return val
+		})
+		if len(missing) > 0 {
+			t.Fatalf("%s: no value for ${%s}", path, strings.Join(missing, "}, ${"))
 		}
-		return val
-	})
-	if len(missing) > 0 {
-		t.Fatalf("%s: no value for ${%s}", path, strings.Join(missing, "}, ${"))
+		return out
 	}
-	return out
 }
 
 // add returns in plus the objects decoded from data, which source names.

@@ -96,8 +96,9 @@ func scenarioDynamicScale(t *testing.T, lab *Lab) {
 	t.Logf("%s: first convergence %s, %v after start", primary.Name, conv, time.Since(t1).Round(time.Millisecond))
 
 	var add strings.Builder
+	aRecord := fixtureTemplate(t, "a-record.yaml")
 	for i := 0; i < dynScaleAdded; i++ {
-		add.WriteString("---\n" + fixture(t, "a-record.yaml", map[string]string{
+		add.WriteString("---\n" + aRecord(map[string]string{
 			"NAME": fmt.Sprintf("added-%d", i), "ZONE_REF": "zone0-example-com", "ADDRESS": fmt.Sprintf("198.51.%d.%d", i/250, i%250+1)}))
 	}
 	r2 := renderInputs(t, in.Add(t, add.String()), r)
