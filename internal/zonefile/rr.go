@@ -445,7 +445,7 @@ var fieldForms = map[string]string{
 	"TLSA Selector": "a number from 0 to 255", "TLSA MatchingType": "a number from 0 to 255",
 	"SMIMEA Usage": "a number from 0 to 255", "SMIMEA Selector": "a number from 0 to 255",
 	"SMIMEA MatchingType": "a number from 0 to 255",
-	"SSHFP Algorithm": "a number from 0 to 255", "SSHFP Type": "a number from 0 to 255",
+	"SSHFP Algorithm":     "a number from 0 to 255", "SSHFP Type": "a number from 0 to 255",
 }
 
 // locSeconds writes the seconds BIND lets a LOC value leave out when it
