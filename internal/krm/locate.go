@@ -161,16 +161,18 @@ func sameObject(m *yaml3.Node, ref diag.ObjectRef) bool {
 	return true
 }
 
+// mapEntry is the key and value of key in a mapping: the last, for a key
+// set twice (the one a duplicate-field error is about).
 func mapEntry(m *yaml3.Node, key string) (k, v *yaml3.Node) {
 	if m.Kind != yaml3.MappingNode {
 		return nil, nil
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
-			return m.Content[i], m.Content[i+1]
+			k, v = m.Content[i], m.Content[i+1]
 		}
 	}
-	return nil, nil
+	return k, v
 }
 
 // segment is one step of a field path: a key, or (key "") an index.
@@ -201,6 +203,18 @@ func fieldSegments(field string) []segment {
 	return out
 }
 
+// parserContextErrors are the yaml.v3 parser errors located by the start
+// of the construct they are in (its context mark), whose line yaml.v3
+// reports from 0 where its scanner errors count from 1.
+var parserContextErrors = map[string]bool{
+	"did not find expected ',' or ']'":    true,
+	"did not find expected ',' or '}'":    true,
+	"did not find expected '-' indicator": true,
+	"did not find expected key":           true,
+	"did not find expected node content":  true,
+	"found undefined tag handle":          true,
+}
+
 // yamlLine is the "yaml: line N: " of a yaml.v3 syntax error.
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 
@@ -219,7 +233,14 @@ func SyntaxError(file string, data []byte) error {
 		if err != nil {
 			msg := err.Error()
 			if m := yamlLine.FindStringSubmatch(msg); m != nil {
-				return fmt.Errorf("%s:%s: invalid YAML: %s", file, m[1], msg[len(m[0]):])
+				line, _ := strconv.Atoi(m[1])
+				problem := msg[len(m[0]):]
+				if parserContextErrors[problem] {
+					// yaml.v3 gives these the line of the construct they
+					// are in (a flow sequence left open), counted from 0.
+					line++
+				}
+				return fmt.Errorf("%s:%d: invalid YAML: %s", file, line, problem)
 			}
 			return fmt.Errorf("%s: invalid YAML: %s", file, strings.TrimPrefix(msg, "yaml: "))
 		}
