@@ -45,17 +45,23 @@ func bashCompletion(root *kong.Node) string {
 		}
 	}
 	fmt.Fprintf(&b, "\tfor ((i = 1; i < COMP_CWORD; i++)); do\n\t\tcase ${COMP_WORDS[i]} in\n\t\t%s) cmd=${COMP_WORDS[i]}; break ;;\n\t\tesac\n\tdone\n", strings.Join(cmds, "|"))
-	// Values of enum flags, by the flag before the cursor.
+	// Values of enum flags, by the command and the flag before the cursor.
 	enums := map[string]string{}
 	for _, n := range append([]*kong.Node{root}, root.Children...) {
-		for _, f := range n.Flags {
-			if f.Enum != "" {
-				enums["--"+f.Name] = enumWords(f.Enum)
+		cmd := ""
+		if n != root {
+			cmd = n.Name
+		}
+		for _, group := range n.AllFlags(true) {
+			for _, f := range group {
+				if f.Enum != "" {
+					enums[cmd+":--"+f.Name] = enumWords(f.Enum)
+				}
 			}
 		}
 	}
 	if len(enums) > 0 {
-		b.WriteString("\tcase $prev in\n")
+		b.WriteString("\tcase $cmd:$prev in\n")
 		for _, k := range sortedKeys(enums) {
 			fmt.Fprintf(&b, "\t%s) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", k, enums[k])
 		}
@@ -84,16 +90,16 @@ func bashCompletion(root *kong.Node) string {
 	return b.String()
 }
 
-// flagWords are a node's flags as typed: --name, and -x for a short one.
+// flagWords are the flags a node takes, its parents' included, as typed:
+// --name, and -x for a short one.
 func flagWords(n *kong.Node) []string {
-	out := []string{"--help"}
-	for _, f := range n.Flags {
-		if f.Hidden {
-			continue
-		}
-		out = append(out, "--"+f.Name)
-		if f.Short != 0 {
-			out = append(out, "-"+string(f.Short))
+	var out []string
+	for _, group := range n.AllFlags(true) {
+		for _, f := range group {
+			out = append(out, "--"+f.Name)
+			if f.Short != 0 {
+				out = append(out, "-"+string(f.Short))
+			}
 		}
 	}
 	return out

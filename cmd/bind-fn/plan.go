@@ -2,8 +2,8 @@ package main
 
 import (
 	"crypto/rand"
-	"fmt"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
