@@ -56,7 +56,7 @@ type Source struct {
 }
 
 // Location is where a user finds the problem: "file:line" when the line is
-// known, else "file" for a file's first object and "file (document N)",
+// known, else "file" for a file's first object and "file, document N",
 // counting from 1, for a later one; "" when no file is known.
 func (s Source) Location() string {
 	switch {
@@ -65,7 +65,7 @@ func (s Source) Location() string {
 	case s.Line > 0:
 		return fmt.Sprintf("%s:%d", s.File, s.Line)
 	case s.Index > 0:
-		return fmt.Sprintf("%s (document %d)", s.File, s.Index+1)
+		return fmt.Sprintf("%s, document %d", s.File, s.Index+1)
 	}
 	return s.File
 }

@@ -201,7 +201,7 @@ func fileError(name string, data []byte, i int, err error) error {
 	if serr := krm.SyntaxError(name, data); serr != nil {
 		return serr
 	}
-	return fmt.Errorf("%s (document %d): %w", name, i+1, err)
+	return fmt.Errorf("%s, document %d: %w", name, i+1, err)
 }
 
 // inputError is fn-render's error for an input it cannot read, located
