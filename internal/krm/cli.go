@@ -26,7 +26,7 @@ func Args(name, summary string, args []string, stdout, stderr io.Writer) (code i
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		fmt.Fprintf(stdout, usageText, name, summary, name)
+		fmt.Fprintf(stdout, usageText, name, summary)
 		return ExitOK, false
 	case "--version", "-version", "version":
 		fmt.Fprintln(stdout, version.Line(name))
@@ -54,5 +54,5 @@ Exit codes:
   1  an error result (the items are left unchanged), or input that is no ResourceList
   2  a usage error: an unknown flag or argument
 
-Run "%s < resourcelist.yaml", or see docs/validation.md.
+Exit codes, locations and versions: docs/cli.md; the checks: docs/validation.md.
 `
