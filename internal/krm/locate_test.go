@@ -1,9 +1,11 @@
 package krm
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kptdev/krm-functions-sdk/go/fn"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 )
@@ -116,6 +118,78 @@ func TestSyntaxError(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("%s: got %q, want %q", tc.reason, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestProcessorLines: with Files, both of the processor's paths (the
+// cutter, and the SDK's for input the cutter does not take) put the line
+// of the field, in the file kpt names, into the result's message, and keep
+// kpt's file.path and file.index.
+func TestProcessorLines(t *testing.T) {
+	const file = `apiVersion: bind.unkin.net/v1alpha1
+kind: DNSRecord
+metadata:
+  name: api
+  namespace: dns
+spec:
+  zoneRef: example-com
+  name: api
+  type: A
+  values:
+  - 192.0.2.300
+`
+	item := func(indent string) string {
+		return strings.ReplaceAll(strings.TrimSuffix(`apiVersion: bind.unkin.net/v1alpha1
+kind: DNSRecord
+metadata:
+  name: api
+  namespace: dns
+  annotations:
+    config.kubernetes.io/path: rec.yaml
+    internal.config.kubernetes.io/path: rec.yaml
+    internal.config.kubernetes.io/package-path: /pkg
+spec:
+  zoneRef: example-com
+  name: api
+  type: A
+  values: ["192.0.2.300"]
+`, "\n"), "\n", "\n"+indent)
+	}
+	inputs := map[string]string{
+		"Cut": "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- " + item("  ") + "\n",
+		// A flow-style item: the cutter leaves it to the SDK.
+		"SDK": "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {apiVersion: bind.unkin.net/v1alpha1, kind: DNSRecord, metadata: {name: api, namespace: dns, annotations: {config.kubernetes.io/path: rec.yaml, internal.config.kubernetes.io/package-path: /pkg}}, spec: {zoneRef: example-com, name: api, type: A, values: [192.0.2.300]}}\n",
+	}
+	for name, in := range inputs {
+		t.Run(name, func(t *testing.T) {
+			var asked []string
+			p := &Processor{Mode: ValidateMode, Files: func(dir, path string) ([]byte, bool) {
+				asked = append(asked, dir+" "+path)
+				return []byte(file), dir == "/pkg" && path == "rec.yaml"
+			}}
+			out, _ := p.Run([]byte(in))
+			rl, err := fn.ParseResourceList(out)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			var got []string
+			for _, r := range rl.Results {
+				if r.Field != nil && r.Field.Path == "spec.zoneRef" {
+					got = append(got, r.Message)
+					if r.File == nil || r.File.Path != "rec.yaml" || r.File.Index != 0 {
+						t.Errorf("the result keeps kpt's file.path and index: %+v", r.File)
+					}
+				}
+			}
+			// Line 7 of the file; in the item (with its annotations) it is line 11.
+			want := []string{`cannot resolve BindZone "example-com" in namespace "dns": no such object in the input (rec.yaml:7)`}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the line of the field in the file, not in the item (-want +got):\n%s\nall output:\n%s", diff, out)
+			}
+			if diff := cmp.Diff([]string{"/pkg rec.yaml"}, asked); diff != "" {
+				t.Errorf("the file is read once, under its package directory (-want +got):\n%s", diff)
 			}
 		})
 	}
