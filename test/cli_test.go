@@ -242,7 +242,7 @@ func TestKustomizeErrors(t *testing.T) {
 	// With `buildMetadata: [originAnnotations]` kustomize tells the
 	// transformer each object's file, and the result names it.
 	want := `[error] bind.unkin.net/v1alpha1/DNSRecord/dns/www spec.zoneRef: cannot resolve BindZone "example-org"`
-	if !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "(input.yaml#1)") {
+	if !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "(input.yaml, document 2)") {
 		t.Errorf("kustomize's stderr lacks the located result %q with its file:\n%s", want, stderr.String())
 	}
 	if stdout.Len() != 0 {
