@@ -45,12 +45,12 @@ func (c *CLI) Run() error {
 
 // exitUsage is every bind-fn binary's exit code for a command line it
 // cannot parse.
-const exitUsage = 2
+const exitUsage = 64
 
 func main() {
 	parser := kong.Must(&CLI{},
 		kong.Name("function-bind"),
-		kong.Description("A Crossplane composition function that renders BIND 9 clusters.\n\nExit codes: 0 stopped cleanly, 1 the server failed, 2 a usage error."),
+		kong.Description("A Crossplane composition function that renders BIND 9 clusters.\n\nExit codes: 0 stopped cleanly, 1 the server failed, 64 a usage error."),
 		kong.Vars{"version": version.Line("function-bind")})
 	ctx, err := parser.Parse(os.Args[1:])
 	if err != nil {

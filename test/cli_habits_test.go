@@ -52,7 +52,7 @@ func resourceList(t *testing.T, dir string) []byte {
 }
 
 // TestCLIHabits: every binary answers --help and --version with exit 0 and
-// on stdout, refuses a usage error with exit 2 in one line and a hint to
+// on stdout, refuses a usage error with exit 64 (the agent, inside the pod: 2) in one line and a hint to
 // --help (not the whole help), and names a bad value with what it should
 // be, at the file:line of the field, the same in render, plan, fn-render
 // and fn-validate.
@@ -78,10 +78,10 @@ func TestCLIHabits(t *testing.T) {
 		"bind-fn/help":            {reason: "--help: usage on stdout, exit 0", bin: "bind-fn", args: []string{"--help"}, want: want{stdout: []string{"Usage: bind-fn <command>", "Exit codes:"}}},
 		"bind-fn/version":         {reason: "--version: name and version", bin: "bind-fn", args: []string{"--version"}, want: want{stdout: []string{"bind-fn dev ("}}},
 		"bind-fn/version-command": {reason: "bind-fn version says the same", bin: "bind-fn", args: []string{"version"}, want: want{stdout: []string{"bind-fn dev ("}}},
-		"bind-fn/usage": {reason: "an unknown flag: exit 2, one line and a hint",
-			bin: "bind-fn", args: []string{"--bogus"}, want: want{code: 2, stderr: []string{"bind-fn: error: unknown flag --bogus\n", `Run "bind-fn --help" for usage.`}, lines: 2}},
+		"bind-fn/usage": {reason: "an unknown flag: exit 64, one line and a hint",
+			bin: "bind-fn", args: []string{"--bogus"}, want: want{code: 64, stderr: []string{"bind-fn: error: unknown flag --bogus\n", `Run "bind-fn --help" for usage.`}, lines: 2}},
 		"bind-fn/plan-usage": {reason: "a bad enum value of a command: the hint names the command's help",
-			bin: "bind-fn", args: []string{"plan", "--format", "yaml"}, want: want{code: 2, stderr: []string{"--format", `Run "bind-fn plan --help" for usage.`}, lines: 2}},
+			bin: "bind-fn", args: []string{"plan", "--format", "yaml"}, want: want{code: 64, stderr: []string{"--format", `Run "bind-fn plan --help" for usage.`}, lines: 2}},
 		"bind-fn/render-bad-value": {reason: "render names the value, what it should be, and the field's file:line",
 			bin: "bind-fn", args: []string{"render", bad}, want: want{code: 1, stderr: []string{badValue + " " + located}}},
 		"bind-fn/plan-bad-value": {reason: "plan names it as render does",
@@ -94,15 +94,15 @@ func TestCLIHabits(t *testing.T) {
 		"fn-render/help": {reason: "--help does not read stdin (a ResourceList) and exits 0",
 			bin: "fn-render", args: []string{"--help"}, want: want{stdout: []string{"Usage: fn-render", "Exit codes:"}}},
 		"fn-render/version": {reason: "--version", bin: "fn-render", args: []string{"--version"}, want: want{stdout: []string{"fn-render dev ("}}},
-		"fn-render/usage": {reason: "a KRM function takes no arguments: exit 2, one line and a hint",
-			bin: "fn-render", args: []string{"--bogus"}, want: want{code: 2, stderr: []string{`fn-render: error: unexpected argument "--bogus"`, `Run "fn-render --help" for usage.`}, lines: 2}},
+		"fn-render/usage": {reason: "a KRM function takes no arguments: exit 64, one line and a hint",
+			bin: "fn-render", args: []string{"--bogus"}, want: want{code: 64, stderr: []string{`fn-render: error: unexpected argument "--bogus"`, `Run "fn-render --help" for usage.`}, lines: 2}},
 		"fn-render/bad-value": {reason: "the result names the value and the field's file:line, read from the package kpt names",
 			bin: "fn-render", stdin: rl, want: want{code: 1, stdout: []string{"198.51.100.300 is not an IPv4 address " + located}}},
 
 		"fn-validate/help":    {reason: "--help", bin: "fn-validate", args: []string{"--help"}, want: want{stdout: []string{"Usage: fn-validate", "Exit codes:"}}},
 		"fn-validate/version": {reason: "--version", bin: "fn-validate", args: []string{"--version"}, want: want{stdout: []string{"fn-validate dev ("}}},
-		"fn-validate/usage": {reason: "exit 2, one line and a hint",
-			bin: "fn-validate", args: []string{"extra"}, want: want{code: 2, stderr: []string{`fn-validate: error: unexpected argument "extra"`}, lines: 2}},
+		"fn-validate/usage": {reason: "exit 64, one line and a hint",
+			bin: "fn-validate", args: []string{"extra"}, want: want{code: 64, stderr: []string{`fn-validate: error: unexpected argument "extra"`}, lines: 2}},
 		"fn-validate/bad-value": {reason: "as fn-render",
 			bin: "fn-validate", stdin: rl, want: want{code: 1, stdout: []string{"198.51.100.300 is not an IPv4 address " + located}}},
 
@@ -115,10 +115,10 @@ func TestCLIHabits(t *testing.T) {
 
 		"function-bind/help":    {reason: "--help", bin: "function-bind", args: []string{"--help"}, want: want{stdout: []string{"Usage: function-bind", "Exit codes:"}}},
 		"function-bind/version": {reason: "--version", bin: "function-bind", args: []string{"--version"}, want: want{stdout: []string{"function-bind dev ("}}},
-		"function-bind/usage": {reason: "exit 2 (not kong's 80), one line and a hint",
-			bin: "function-bind", args: []string{"--bogus"}, want: want{code: 2, stderr: []string{"function-bind: error: unknown flag --bogus", `Run "function-bind --help" for usage.`}, lines: 2}},
-		"function-bind/bad-value": {reason: "a flag value that is no number: exit 2, naming the flag and the value",
-			bin: "function-bind", args: []string{"--max-recv-msg-size=big"}, want: want{code: 2, stderr: []string{"--max-recv-msg-size", `"big"`}, lines: 2}},
+		"function-bind/usage": {reason: "exit 64 (not kong's 80), one line and a hint",
+			bin: "function-bind", args: []string{"--bogus"}, want: want{code: 64, stderr: []string{"function-bind: error: unknown flag --bogus", `Run "function-bind --help" for usage.`}, lines: 2}},
+		"function-bind/bad-value": {reason: "a flag value that is no number: exit 64, naming the flag and the value",
+			bin: "function-bind", args: []string{"--max-recv-msg-size=big"}, want: want{code: 64, stderr: []string{"--max-recv-msg-size", `"big"`}, lines: 2}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -86,7 +86,7 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 func newParser(cli *CLI, stdout, stderr io.Writer) (*kong.Kong, error) {
 	return kong.New(cli,
 		kong.Name("bind-fn"),
-		kong.Description("BIND 9 on Kubernetes, rendered: plan a change, import a server, render a package.\n\nExit codes: 0 success (plan: no change), 1 an error, 2 a usage error\n(plan: a DNS change; import: something not carried), 3 plan: objects change, DNS does not."),
+		kong.Description("BIND 9 on Kubernetes, rendered: plan a change, import a server, render a package.\n\nExit codes: 0 success (plan: no change), 1 an error, 2 plan: a DNS change\n(import: something not carried), 3 plan: objects change, DNS does not, 64 a usage error."),
 		kong.Vars{"version": version.Line("bind-fn")},
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { panic(exited{c}) }))

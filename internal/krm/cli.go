@@ -12,12 +12,12 @@ import (
 const (
 	ExitOK    = 0 // no error result
 	ExitError = 1 // an error result, or input that is no ResourceList
-	ExitUsage = 2 // an unknown flag or argument
+	ExitUsage = 64 // an unknown flag or argument (sysexits' EX_USAGE: 2 is plan's "a DNS change")
 )
 
 // Args reads a KRM function's command line before anything reads stdin:
 // --help and --version answer and exit 0; a flag or argument the function
-// does not take is a usage error, one line and a hint, exit 2. A function
+// does not take is a usage error, one line and a hint, exit 64. A function
 // takes its configuration from the ResourceList, so with no arguments it
 // goes on (run is false only when the process should exit with code).
 func Args(name, summary string, args []string, stdout, stderr io.Writer) (code int, run bool) {
@@ -52,7 +52,7 @@ Flags:
 Exit codes:
   0  no error result
   1  an error result (the items are left unchanged), or input that is no ResourceList
-  2  a usage error: an unknown flag or argument
+  64 a usage error: an unknown flag or argument
 
 Exit codes, locations and versions: docs/cli.md; the checks: docs/validation.md.
 `
