@@ -268,8 +268,8 @@ func TestWrappedKeepsState(t *testing.T) {
 		observed[n] = s
 		want[n] = r.GetResource()
 	}
-	if len(want) != 14 {
-		t.Fatalf("rendered %d objects, want 14", len(want))
+	if len(want) != 13 {
+		t.Fatalf("rendered %d objects, want 13", len(want))
 	}
 	second, err := (&xfn.Function{}).RunFunction(context.Background(), withInput(req(legacy(claimRef), none(), observed), wrapInput))
 	if err != nil {
