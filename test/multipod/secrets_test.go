@@ -34,9 +34,11 @@ func extIP(i int) string { return fmt.Sprintf("198.18.30.%d", 10+i) }
 // public halves are in spec.dnssec.publicKeys. Every pod then serves every
 // zone of both views (the secondaries transferred them with the external
 // transfer keys), the signed zone with exactly the imported DNSKEYs, and an
-// UPDATE signed with the external update key reaches every secondary. The
-// rndc key is in no Secret either: readiness and the agent's reloads run
-// through the key the agent made.
+// UPDATE signed with the external update key reaches every secondary.
+// Rotating that Secret's material is taken without a restart: the new key
+// signs, the old one is refused. The rndc key is in no Secret either: the
+// agent's readiness checks and its rndc reconfig run through the key it
+// made.
 func TestExternalSecrets(t *testing.T) {
 	agentBin := requirements(t)
 	if !ownLab(t) {
@@ -136,6 +138,42 @@ func TestExternalSecrets(t *testing.T) {
 				return expect(p.Net.IP, name, dns.TypeA, q{}, dns.RcodeSuccess, []string{"192.0.2.77"})
 			}); err != nil {
 				t.Errorf("%s: the update: %v", p.Name, err)
+			}
+		}
+	})
+	// Rotation as the secret store does it: new material in the same
+	// Secret. The agent takes it with rndc reconfig, through the rndc key it
+	// made itself (no Secret holds one); the old key is refused after.
+	t.Run("rotate", func(t *testing.T) {
+		old := TSIG{Name: keyNames["externaldns-key-tsig"], Secret: c.secretValue(t, "externaldns-key-tsig", objects.SecretKeySecret)}
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			t.Fatal(err)
+		}
+		fresh := TSIG{Name: old.Name, Secret: base64.StdEncoding.EncodeToString(b)}
+		rc.Secrets["externaldns-key-tsig"] = &corev1.Secret{Data: map[string][]byte{objects.SecretKeySecret: []byte(fresh.Secret)}}
+		c.swap(r)
+		const name = "rotated.apps.example.com."
+		if err := eventually(hang, 200*time.Millisecond, func() error {
+			return update(c.PrimarySvc, "apps.example.com", fresh, func(m *dns.Msg) {
+				m.Insert([]dns.RR{mustRR(name + " 60 IN A 192.0.2.78")})
+			})
+		}); err != nil {
+			t.Fatalf("UPDATE signed with the rotated key: %v", err)
+		}
+		if err := update(c.PrimarySvc, "apps.example.com", old, func(m *dns.Msg) {
+			m.Insert([]dns.RR{mustRR("old-key.apps.example.com. 60 IN A 192.0.2.79")})
+		}); err == nil {
+			t.Errorf("an UPDATE signed with the key before rotation is still accepted")
+		}
+		for _, p := range c.Pods {
+			if err := eventually(hang, 100*time.Millisecond, func() error {
+				return expect(p.Net.IP, name, dns.TypeA, q{}, dns.RcodeSuccess, []string{"192.0.2.78"})
+			}); err != nil {
+				t.Errorf("%s: the update with the rotated key: %v", p.Name, err)
+			}
+			if strings.Contains(p.Log.String(), fresh.Secret) || strings.Contains(p.Log.String(), old.Secret) {
+				t.Errorf("%s: its log holds key material", p.Name)
 			}
 		}
 	})
