@@ -72,7 +72,7 @@ func checkRendered(t *testing.T, ex string, objs []object) {
 	if got := sts.Spec["replicas"]; got != want.replicas {
 		t.Errorf("StatefulSet replicas = %v, want %v", got, want.replicas)
 	}
-	for _, n := range []string{"Service/" + want.cluster, "Service/" + want.cluster + "-primary", "Service/" + want.cluster + "-headless", "PodDisruptionBudget/" + want.cluster, "Secret/" + want.cluster + "-rndc", "ConfigMap/" + want.cluster + "-zones-0"} {
+	for _, n := range []string{"Service/" + want.cluster, "Service/" + want.cluster + "-primary", "Service/" + want.cluster + "-headless", "PodDisruptionBudget/" + want.cluster, "Secret/" + want.cluster + "-keys", "ConfigMap/" + want.cluster + "-zones-0"} {
 		if _, ok := m[n]; !ok {
 			t.Errorf("missing %s in the output", n)
 		}

@@ -129,6 +129,22 @@ type BindClusterSpec struct {
 	// +optional
 	DNSSEC *DNSSECKeysSpec `json:"dnssec,omitempty"`
 
+	// Secrets says who makes the cluster's key Secrets. rendered (the
+	// default): bind-fn generates the material of every TSIG key not
+	// imported (the transfer key <cluster>-xfr-tsig included) and of the
+	// DNSSEC keys, and writes it into the package (<cluster>-keys holds
+	// the key statements the pods mount). external: the render writes no
+	// key material at all. Every TSIG key is then imported (as with
+	// importExisting), the cluster's own transfer key too, the DNSSEC
+	// keys come from spec.dnssec.publicKeys, and the pods mount the
+	// Secrets made elsewhere (External Secrets, SOPS, Vault); the render
+	// names each Secret it expects, with its data keys, in an info
+	// result (docs/security.md). A BindTSIGKey without clusterRef is
+	// shared by the namespace's clusters: if one of them is external, no
+	// cluster renders it.
+	// +optional
+	Secrets SecretsMode `json:"secrets,omitempty"`
+
 	// PodCIDRs and ServiceCIDRs are the cluster's pod and service address
 	// ranges; an input address inside them is flagged (it would churn).
 	// +optional
@@ -150,6 +166,16 @@ type BindClusterSpec struct {
 	// +optional
 	Replication *ReplicationSpec `json:"replication,omitempty"`
 }
+
+// SecretsMode says who makes a cluster's key Secrets.
+// +kubebuilder:validation:Enum=rendered;external
+type SecretsMode string
+
+// Secrets modes.
+const (
+	SecretsRendered SecretsMode = "rendered"
+	SecretsExternal SecretsMode = "external"
+)
 
 // ReplicationSpec makes a BindCluster a secondary cluster of another one (in
 // another Kubernetes cluster, rendered from the same package): its pod 0

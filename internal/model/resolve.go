@@ -184,6 +184,9 @@ func (b *builder) scopedPass() {
 		}
 		for _, c := range b.inScope(o.Src, sp.ClusterRef) {
 			addScoped(b.keys, c, o.Src.Ref.Name, k)
+			if c.ExternalSecrets() && !k.Import {
+				k.Import, k.External = true, true
+			}
 		}
 	}
 	for _, o := range b.set.ACLs {
@@ -314,7 +317,7 @@ func (b *builder) catalogsPass() {
 			if v.Name != "" {
 				name = c.Name + "-" + v.Name + "-xfr"
 			}
-			v.TransferKey = &Key{Src: c.Src, KeyName: name, Algorithm: DefaultAlgorithm, SecretName: layout.TransferKeySecretName(c.Name, v.Name), Internal: true}
+			v.TransferKey = &Key{Src: c.Src, KeyName: name, Algorithm: DefaultAlgorithm, SecretName: layout.TransferKeySecretName(c.Name, v.Name), Internal: true, Import: c.ExternalSecrets(), External: c.ExternalSecrets()}
 		}
 	}
 }

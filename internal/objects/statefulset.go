@@ -48,7 +48,6 @@ const (
 	ContainerInstallAgent = "install-agent"
 
 	VolumeConfig   = "config"
-	VolumeRNDC     = "rndc"
 	VolumeKeys     = "keys"
 	VolumeRun      = "run"
 	VolumeData     = "data"
@@ -373,15 +372,19 @@ func podVolumes(c *model.Cluster, p PodPlan) ([]corev1.Volume, []corev1.VolumeMo
 	}
 	// Every generated key lives in the one keys Secret; imported key
 	// Secrets are mounted one by one, under volume names derived from the
-	// Secret's name so that adding one does not rename the others.
-	add(secret(VolumeKeys, layout.KeysSecretName(c.Name)), path.Join(layout.KeysDir, layout.KeysSecretName(c.Name)), true)
+	// Secret's name so that adding one does not rename the others. With
+	// spec.secrets external every key is imported and there is no keys
+	// Secret: the kubelet starts the pod once every named Secret exists,
+	// and the agent writes each key statement from it (agent/prepare.go).
+	if !c.ExternalSecrets() {
+		add(secret(VolumeKeys, layout.KeysSecretName(c.Name)), path.Join(layout.KeysDir, layout.KeysSecretName(c.Name)), true)
+	}
 	keys := slices.Clone(p.KeySecrets)
 	sort.Strings(keys)
 	keys = slices.Compact(keys)
 	for _, name := range keys {
 		add(secret(KeyVolumeName(name), name), path.Join(layout.KeysDir, name), true)
 	}
-	add(secret(VolumeRNDC, layout.RNDCSecretName(c.Name)), layout.RNDCDir, true)
 	add(dnssecVolume(c), layout.DNSSECDir, true)
 	// The runtime directory holds small generated includes and the pid file.
 	add(corev1.Volume{Name: VolumeRun, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
