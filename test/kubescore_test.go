@@ -29,10 +29,12 @@ type kubeScoreAllow struct {
 
 // kubeScoreObject is one object of `kube-score score -o json`.
 type kubeScoreObject struct {
-	ObjectName string `json:"object_name"`
-	TypeMeta   struct {
+	TypeMeta struct {
 		Kind string `json:"kind"`
 	} `json:"type_meta"`
+	ObjectMeta struct {
+		Name string `json:"name"`
+	} `json:"object_meta"`
 	Checks []struct {
 		Check struct {
 			ID string `json:"id"`
@@ -101,7 +103,7 @@ func TestKubeScore(t *testing.T) {
 			t.Fatalf("%s: kube-score scored no objects", ex)
 		}
 		for _, o := range objs {
-			obj := o.TypeMeta.Kind + "/" + o.ObjectName
+			obj := o.TypeMeta.Kind + "/" + o.ObjectMeta.Name
 			for _, c := range o.Checks {
 				if c.Skipped || c.Grade >= kubeScoreOK {
 					continue
