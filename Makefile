@@ -215,6 +215,13 @@ xpkg:
 	$(GO) build -o $(IMAGE_TOOL) ./hack/image
 	IMAGE_TOOL=$(IMAGE_TOOL) IMAGE_REPO=$(IMAGE_REPO) bash hack/xpkg.sh $(OUT) $(IMAGE_TAG)
 
+## kube-score: the real kube-score (tools/kube-score) on both rendered examples; any finding not listed with its
+## reason in docs/kube-score-allowlist.yaml fails (TestKubeScore, which make test runs in go-test too)
+.PHONY: kube-score
+kube-score: build-bind-fn
+	@bash hack/install-tools.sh kube-score
+	$(GO) test -count=1 -run '^TestKubeScore$$' ./test
+
 ## crd-cost: the API server's own CRD validation (CEL cost budget included) on config/crd and on the CRDs Crossplane derives from both XRDs (own module: test/crdcost)
 .PHONY: crd-cost
 crd-cost:

@@ -46,7 +46,11 @@ type BindClusterSpec struct {
 	// +optional
 	Agent *AgentSpec `json:"agent,omitempty"`
 
-	// Resources of the named container.
+	// Resources of the named container (named and the agent that runs it).
+	// Unset fields get defaults: a memory request that follows the zones'
+	// records and the recursive views, a memory limit of twice the
+	// request, a CPU request of 100m and no CPU limit (docs/resources.md).
+	// max-cache-size follows the memory limit.
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 
@@ -249,6 +253,12 @@ type AgentSpec struct {
 	// MetricsPort serves /metrics, /status, /readyz (default 9119).
 	// +optional
 	MetricsPort int32 `json:"metricsPort,omitempty"`
+
+	// Resources of the install-agent init container, which copies the
+	// agent binary (default: requests 10m CPU and 32Mi, limit 64Mi). The
+	// agent itself runs in the named container: see spec.resources.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 }
 
 // ClusterServiceSpec tunes a rendered Service.

@@ -44,6 +44,11 @@ type Cluster struct {
 	HasViews bool
 	// ExtraOptions are spec.extraOptions, parsed and checked, sorted by name.
 	ExtraOptions []nc.Stmt
+	// extraIndex is the spec.extraOptions entry that set each option.
+	extraIndex map[string]int
+	// Resources are the containers' resources, defaults applied, and the
+	// cache size they leave named.
+	Resources Resources
 	// The spec's lists, parsed (bad elements reported and left out):
 	// AllowRecursion has its default (localnets, localhost) when empty.
 	AllowQuery, AllowRecursion, RateLimitExempt AML

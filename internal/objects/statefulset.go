@@ -265,15 +265,8 @@ func installAgent(c *model.Cluster) corev1.Container {
 		Image:           agentImage(c),
 		ImagePullPolicy: c.Spec.ImagePullPolicy,
 		Command:         []string{"/bind-fn-agent", "copy-self", layout.AgentBin},
-		Resources: corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{
-				corev1.ResourceCPU:    resource.MustParse("10m"),
-				corev1.ResourceMemory: resource.MustParse("32Mi"),
-			},
-			Limits: corev1.ResourceList{
-				corev1.ResourceMemory: resource.MustParse("64Mi"),
-			},
-		},
+		// spec.agent.resources over the model's defaults.
+		Resources:                *c.Resources.InstallAgent.DeepCopy(),
 		SecurityContext:          sc,
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 		VolumeMounts:             []corev1.VolumeMount{{Name: VolumeAgentBin, MountPath: layout.AgentBinDir}},
@@ -299,7 +292,10 @@ func named(c *model.Cluster, p PodPlan, mounts []corev1.VolumeMount) corev1.Cont
 			{Name: PortDNSTCP, ContainerPort: layout.DNSPort, Protocol: corev1.ProtocolTCP},
 			{Name: PortMetrics, ContainerPort: c.MetricsPort(), Protocol: corev1.ProtocolTCP},
 		},
-		Resources: *c.Spec.Resources.DeepCopy(),
+		// spec.resources over the model's defaults: the memory request
+		// follows the zones' records and the recursive views
+		// (docs/resources.md).
+		Resources: *c.Resources.Named.DeepCopy(),
 		// The agent answers /healthz as soon as it runs; a big zone set may
 		// take minutes to load, which readiness (not liveness) waits for.
 		StartupProbe: &corev1.Probe{
