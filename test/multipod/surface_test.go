@@ -69,7 +69,7 @@ func TestAgentSurface(t *testing.T) {
 				}
 				code, body, err := agentRequest(method, p.AgentURL(path))
 				if err != nil || code != want {
-					t.Errorf("%s: %s %s from outside the pod = %d %q %v, want %d", p.Name, method, path, code, body, err, want)
+					t.Errorf("%s: %s %s from outside the pod = %d %.60q %v, want %d", p.Name, method, path, code, body, err, want)
 				}
 			}
 		}
