@@ -18,6 +18,11 @@ Usage:
   bind-fn-agent run [flags]        prepare files, run named -g, apply config changes
   bind-fn-agent copy-self DEST     copy this binary to DEST (a file, or a directory
                                    to hold bind-fn-agent); the init container runs it
+  bind-fn-agent drain [--control-socket PATH]
+                                   the pod's preStop hook: ask the running agent, over
+                                   its control socket (default /run/bind-fn/agent.sock),
+                                   to turn /readyz off while named keeps answering, and
+                                   return when the drain time (run --drain) has passed
 
 Exit status: named's, 1 on a runtime failure, 2 on a bad flag or a missing or
 invalid file at start.
@@ -55,7 +60,8 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	fs.StringVar(&o.KeysDir, "keys-dir", o.KeysDir, "TSIG key Secret mounts, watched")
 	fs.StringVar(&o.RNDCDir, "rndc-dir", o.RNDCDir, "rndc Secret mount (optional: without it the agent generates a key)")
 	fs.StringVar(&o.StateFile, "state-file", o.StateFile, "RRsets the agent owns in dynamic zones (default DATA-DIR/bind-fn-agent-state.json)")
-	fs.StringVar(&o.Listen, "listen", o.Listen, `HTTP address for /metrics /status /readyz /healthz /drain (default ":<metricsPort>"; "off" disables)`)
+	fs.StringVar(&o.Listen, "listen", o.Listen, `HTTP address for GET /metrics /status /readyz /healthz, which change nothing (default ":<metricsPort>"; "off" disables)`)
+	fs.StringVar(&o.ControlSocket, "control-socket", o.ControlSocket, `unix socket for POST /drain, which bind-fn-agent drain (the preStop hook) asks (default RUN-DIR/agent.sock; "off" disables)`)
 	fs.StringVar(&o.BindStats, "bind-stats", o.BindStats, `BIND's statistics channel (host:port), read on each /metrics scrape into bind_* metrics; "off" disables`)
 	fs.StringVar(&o.DNSAddr, "dns-addr", o.DNSAddr, "local named address for readiness queries and UPDATEs")
 	fs.StringVar(&o.RNDCServer, "rndc-server", o.RNDCServer, "named control channel address")
@@ -67,7 +73,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	fs.DurationVar(&o.ReadyRecheck, "ready-recheck", o.ReadyRecheck, "re-check interval of every zone once all are loaded")
 	fs.DurationVar(&o.PrimaryWait, "primary-wait", o.PrimaryWait, "how long a secondary waits for its primaries to resolve before giving up")
 	fs.BoolVar(&o.HiddenPrimary, "hidden-primary", false, "on ordinal 0, /readyz always answers 503 so the serve Service selects only secondaries")
-	fs.DurationVar(&o.Drain, "drain", o.Drain, "how long /drain (the preStop hook) keeps the pod unready while named still answers, before it returns")
+	fs.DurationVar(&o.Drain, "drain", o.Drain, "how long a drain (bind-fn-agent drain, the preStop hook) keeps the pod unready while named still answers, before it returns")
 	fs.BoolVar(&o.Once, "once", false, "prepare files and check the config, then exit without starting named")
 	fs.Var(&mirrors, "configmap", "NAME=LIVE:MOUNT: read ConfigMap NAME from the API server into LIVE, the kubelet's mount MOUNT the fallback (repeatable)")
 	fs.StringVar(&o.Namespace, "namespace", getenv("POD_NAMESPACE"), "the pod's namespace, where --configmap objects are read")
@@ -138,6 +144,8 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stderr
 			return 1
 		}
 		return 0
+	case "drain":
+		return drainMain(ctx, args[1:], stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stderr, usageText)
 		_, _ = ParseFlags([]string{"-h"}, getenv, stderr)
@@ -146,6 +154,29 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stderr
 		fmt.Fprintf(stderr, "bind-fn-agent: unknown command %q\n%s", args[0], usageText)
 		return 2
 	}
+}
+
+// drainMain is `bind-fn-agent drain`: 0 once the agent has drained, 1 when
+// it cannot be reached or refuses, 2 on a bad flag.
+func drainMain(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("drain", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	socket := fs.String("control-socket", DefaultControlSocket(), "the agent's control socket (run --control-socket)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "bind-fn-agent: drain: unexpected arguments: %q\n", fs.Args())
+		return 2
+	}
+	if err := Drain(ctx, *socket, stderr); err != nil {
+		fmt.Fprintf(stderr, "bind-fn-agent: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 func exitCode(stderr io.Writer, err error) int {

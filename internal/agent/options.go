@@ -28,9 +28,13 @@ type Options struct {
 	User string
 	// Directories (pod defaults in layout).
 	RunDir, DataDir, ZonesDir, KeysDir, RNDCDir string
-	// Listen is the HTTP address for /metrics, /status, /readyz; "" uses
-	// agent.json's metricsPort (default layout.DefaultMetricsPort); "off" disables.
+	// Listen is the HTTP address for GET /metrics, /status, /readyz and
+	// /healthz (read-only); "" uses agent.json's metricsPort (default
+	// layout.DefaultMetricsPort); "off" disables.
 	Listen string
+	// ControlSocket is the unix socket for POST /drain, the requests that
+	// change the pod's state; "" is RunDir/agent.sock, "off" disables.
+	ControlSocket string
 	// BindStats is BIND's statistics channel (host:port), fetched on each
 	// /metrics scrape and appended as bind_* metrics; "off" or "" disables.
 	BindStats string
@@ -53,9 +57,9 @@ type Options struct {
 	// HiddenPrimary: on the primary, /readyz always answers 503 (the serve
 	// Service then selects only secondaries); zone readiness is still tracked.
 	HiddenPrimary bool
-	// Drain is how long /drain (the pod's preStop hook) holds the pod
-	// unready while named keeps answering, before it returns and the
-	// kubelet sends SIGTERM.
+	// Drain is how long a drain (the pod's preStop hook, `bind-fn-agent
+	// drain`) holds the pod unready while named keeps answering, before it
+	// returns and the kubelet sends SIGTERM.
 	Drain time.Duration
 	// Once prepares every file (link, includes, seeds, server lists), checks
 	// the config and returns without starting named.

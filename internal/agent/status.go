@@ -2,9 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -30,7 +27,8 @@ type Status struct {
 	// HiddenPrimary makes /readyz answer 503 on the primary even when its
 	// zones are loaded, so the serve Service selects only secondaries.
 	HiddenPrimary bool `json:"hiddenPrimary,omitempty"`
-	// DrainingSince is when /drain (the preStop hook) was first asked:
+	// DrainingSince is when the drain (the preStop hook, POST /drain on
+	// the control socket) was first asked:
 	// from then on /readyz answers 503 while named keeps answering.
 	DrainingSince   *time.Time   `json:"drainingSince,omitempty"`
 	LastConvergence *Convergence `json:"lastConvergence,omitempty"`
@@ -72,19 +70,19 @@ type State struct {
 	// extra appends more metrics after the agent's own (BIND's statistics);
 	// set before serving.
 	extra func(ctx context.Context, w *strings.Builder)
-	// drain is how long /drain holds.
+	// drain is how long a drain holds.
 	drain time.Duration
 }
 
-// SetDrain sets how long /drain holds the pod unready before it returns;
-// call it before Handler serves.
+// SetDrain sets how long a drain holds the pod unready before it returns;
+// call it before ControlHandler serves.
 func (s *State) SetDrain(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.drain = d
 }
 
-// beginDrain marks the pod draining, once: a second call (a person's curl)
+// beginDrain marks the pod draining, once: a second call (the hook run again)
 // keeps the first start. It returns when the drain ends.
 func (s *State) beginDrain() time.Time {
 	s.mu.Lock()
@@ -141,70 +139,4 @@ func (s *State) Metrics() *Metrics { return s.metrics }
 // WriteMetrics writes the agent's metrics in the Prometheus text format.
 func (s *State) WriteMetrics(w *strings.Builder) {
 	_ = s.metrics.write(w) // a strings.Builder does not fail; the metrics are fixed
-}
-
-// Handler serves /metrics, /status, /readyz, /healthz and /drain.
-func (s *State) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
-		var b strings.Builder
-		s.WriteMetrics(&b)
-		s.mu.Lock()
-		extra := s.extra
-		s.mu.Unlock()
-		if extra != nil {
-			extra(r.Context(), &b)
-		}
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		_, _ = w.Write([]byte(b.String()))
-	})
-	mux.HandleFunc("/status", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(s.Snapshot())
-	})
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
-		st := s.Snapshot()
-		if st.DrainingSince != nil {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintf(w, "draining since %s: the pod is being deleted; named answers until the drain ends\n", st.DrainingSince.UTC().Format(time.RFC3339))
-			return
-		}
-		if st.HiddenPrimary {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, "hidden primary: not serving queries through the serve Service")
-			return
-		}
-		if !st.Ready {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintf(w, "not ready: zones not loaded: %s\n", strings.Join(st.Unready, " "))
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
-	// /drain is the pod's preStop hook: /readyz answers 503 from the first
-	// call on, and the call returns when the drain time has passed since
-	// then (or the kubelet gives up on it), so SIGTERM, which stops named,
-	// comes only after the pod left every Service's rotation and kube-proxy
-	// dropped its UDP flows to it (objects.DrainSeconds says why both).
-	mux.HandleFunc("/drain", func(w http.ResponseWriter, r *http.Request) {
-		end := s.beginDrain()
-		t := time.NewTimer(time.Until(end))
-		defer t.Stop()
-		select {
-		case <-t.C:
-			fmt.Fprintln(w, "drained")
-		case <-r.Context().Done():
-		}
-	})
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		if gaugeValue(s.metrics.NamedUp) != 1 {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, "named is not running")
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
-	return mux
 }

@@ -3,8 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -67,23 +65,12 @@ func (a *Agent) Run(ctx context.Context) error {
 	exited := make(chan error, 1)
 	go func() { exited <- named.Wait() }()
 
-	var srv *http.Server
-	if a.opt.Listen != "off" {
-		ln, err := net.Listen("tcp", a.opt.Listen)
-		if err != nil {
-			_ = named.Process.Signal(syscall.SIGTERM)
-			<-exited
-			return &UsageError{fmt.Errorf("--listen: %w", err)}
-		}
-		srv = &http.Server{Handler: a.state.Handler(), ReadHeaderTimeout: 5 * time.Second}
-		go func() { _ = srv.Serve(ln) }()
-		defer srv.Close()
-		a.log.Info("serving /metrics /status /readyz", "addr", ln.Addr().String())
-		if a.opt.Started != nil {
-			a.opt.Started(ln.Addr().String())
-		}
-	} else if a.opt.Started != nil {
-		a.opt.Started("")
+	stopServing, err := a.serve()
+	defer stopServing()
+	if err != nil {
+		_ = named.Process.Signal(syscall.SIGTERM)
+		<-exited
+		return &UsageError{err}
 	}
 
 	if a.watch != nil {

@@ -7,13 +7,11 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/miekg/dns"
@@ -430,74 +428,6 @@ func TestStateEndpoints(t *testing.T) {
 	}
 }
 
-// TestDrain: the preStop hook's /drain turns readiness off at once and
-// holds until the drain time has passed since its first call, so the
-// kubelet's SIGTERM (named's stop) waits for the pod to leave rotation.
-func TestDrain(t *testing.T) {
-	s := NewState(RoleSecondary, 1)
-	s.Update(func(st *Status) { st.Ready = true })
-	s.SetDrain(time.Hour)
-	srv := httptest.NewServer(s.Handler())
-	defer srv.Close()
-	get := func(ctx context.Context, path string) (int, string, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := srv.Client().Do(req)
-		if err != nil {
-			return 0, "", err
-		}
-		defer r.Body.Close()
-		b, _ := io.ReadAll(r.Body)
-		return r.StatusCode, string(b), nil
-	}
-	if code, _, _ := get(context.Background(), "/readyz"); code != 200 {
-		t.Fatalf("/readyz before the drain = %d, want 200", code)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	returned := make(chan error, 1)
-	go func() { _, _, err := get(ctx, "/drain"); returned <- err }()
-	deadline := time.Now().Add(time.Minute) // a bound against hanging
-	for {
-		code, body, err := get(context.Background(), "/readyz")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if code == 503 {
-			if !strings.Contains(body, "draining since") {
-				t.Errorf("/readyz while draining = %q", body)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("/readyz still 200 a minute after /drain was asked")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	select {
-	case err := <-returned:
-		t.Fatalf("/drain returned before its hour: %v", err)
-	default:
-	}
-	if st := s.Snapshot(); st.DrainingSince == nil {
-		t.Error("/status has no drainingSince while draining")
-	}
-	cancel() // the kubelet giving up on the hook
-	if err := <-returned; err == nil {
-		t.Error("a cancelled /drain reported success")
-	}
-	// The drain is counted from the first call: with no time left a second
-	// call returns at once, and the pod stays unready.
-	s.SetDrain(0)
-	if code, body, err := get(context.Background(), "/drain"); err != nil || code != 200 || body != "drained\n" {
-		t.Errorf("/drain after its time = %d %q %v, want 200 \"drained\"", code, body, err)
-	}
-	if code, _, _ := get(context.Background(), "/readyz"); code != 503 {
-		t.Errorf("/readyz after the drain = %d, want 503", code)
-	}
-}
-
 func TestMainExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "agent.json")
@@ -522,6 +452,8 @@ func TestMainExitCodes(t *testing.T) {
 		"BadInterval":   {reason: "intervals must be positive", args: []string{"run", "--hostname", "d-0", "--config", good, "--poll-interval", "0s"}, want: 2, output: "--poll-interval"},
 		"CopySelfArgs":  {reason: "copy-self needs DEST", args: []string{"copy-self"}, want: 2, output: "usage"},
 		"Help":          {reason: "help is not an error", args: []string{"run", "-h"}, want: 0, output: "-resolve-interval"},
+		"DrainNoAgent":  {reason: "drain without an agent behind the socket fails the hook, saying where it asked", args: []string{"drain", "--control-socket", filepath.Join(dir, "none.sock")}, want: 1, output: "cannot reach the agent on " + filepath.Join(dir, "none.sock")},
+		"DrainArgs":     {reason: "drain takes no arguments", args: []string{"drain", "now"}, want: 2, output: "unexpected arguments"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -99,9 +99,13 @@ func AgentCommand(c *model.Cluster, p PodPlan) []string {
 	return cmd
 }
 
+// DrainCommand is the named container's preStop hook: the agent's drain,
+// asked over its control socket (agent.DefaultControlSocket).
+func DrainCommand() []string { return []string{layout.AgentBin, "drain"} }
+
 // DrainSeconds is how long a deleted pod keeps serving before named is
-// stopped. The preStop hook asks the agent's /drain, which makes /readyz
-// answer 503 at once and returns after DrainSeconds; only then does the
+// stopped. The preStop hook (DrainCommand) asks the agent to drain, which
+// makes /readyz answer 503 at once and returns after DrainSeconds; only then does the
 // kubelet send SIGTERM. Serving while terminating is not enough: kube-proxy
 // keeps a UDP flow's conntrack entry (a client that reuses its source port:
 // CoreDNS's forward plugin, a node-local cache, any long-lived socket) on an
@@ -312,12 +316,16 @@ func named(c *model.Cluster, p PodPlan, mounts []corev1.VolumeMount) corev1.Cont
 		LivenessProbe: &corev1.Probe{
 			ProbeHandler: httpGet("/healthz"), PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 6,
 		},
-		// A deleted pod drains (DrainSeconds): the agent's /drain turns
-		// readiness off while named keeps answering, until the pod is out of
-		// every Service and kube-proxy has dropped its UDP flows; only then
-		// does the kubelet send SIGTERM and named stop.
+		// A deleted pod drains (DrainSeconds): the agent turns readiness
+		// off while named keeps answering, until the pod is out of every
+		// Service and kube-proxy has dropped its UDP flows; only then does
+		// the kubelet send SIGTERM and named stop. The hook runs in the
+		// container and asks the agent over its control socket in the run
+		// directory, so nothing on the network can drain a pod (an httpGet
+		// hook comes from the node to the pod IP: it could only reach a
+		// listener anyone else on the network reaches too).
 		Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{
-			HTTPGet: &corev1.HTTPGetAction{Path: "/drain", Port: intstr.FromString(PortMetrics)},
+			Exec: &corev1.ExecAction{Command: DrainCommand()},
 		}},
 		SecurityContext:          containerSecurityContext(),
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
