@@ -20,9 +20,11 @@ import (
 // miekg/dns's own struct tags) and report the names that almost certainly
 // do not mean what they say:
 //
-//   - slipZone: a relative name that ends with the zone's own name. It
-//     repeats the zone (x.example.com.example.com.), which nobody means; the
-//     rare name that does can be written absolute. An error.
+//   - slipZone: a relative name of two labels or more that ends with the
+//     zone's own name. It repeats the zone (x.example.com.example.com.),
+//     which nobody means; the rare name that does can be written absolute.
+//     An error. (One label is never reported: in a one-label zone "lan", a
+//     host "lan" is lan.lan., which may be meant.)
 //   - slipTLD: a relative name of two labels or more whose last label is a
 //     top-level domain (cdn.example.net, foo.io). A zone may hold such
 //     labels (api.dev.example.com. is a real name, and .dev, .app, .zone
@@ -98,11 +100,17 @@ func classify(written, origin string, addr bool) (slip, string) {
 	if fqdn || origin == "." {
 		return slipNone, ""
 	}
+	last := lastLabel(written)
+	if last == written {
+		// One label (com, dev, or the name of a one-label zone) may well
+		// be a label below the zone: never reported.
+		return slipNone, ""
+	}
 	zone := strings.TrimSuffix(origin, ".")
 	if strings.EqualFold(written, zone) || labelSuffix(written, zone) {
 		return slipZone, mean()
 	}
-	if last := lastLabel(written); last != written && isTLD(strings.ToLower(last)) {
+	if isTLD(strings.ToLower(last)) {
 		return slipTLD, mean()
 	}
 	return slipNone, ""
