@@ -20,12 +20,14 @@ import (
 // badFiles are the files of examples/bad, each holding one typical mistake,
 // and a fragment of the result each must draw.
 var badFiles = map[string]string{
-	"cluster.yaml": `spec.extraOptions[1]: cannot set "allow-transfer" in extraOptions`,
-	"zone.yaml":    `spec.allowTransfer[0]: cannot use TSIG key "partner-key"`,
-	"apex-ns.yaml": `spec.name: an apex NS RRset cannot be set here`,
-	"cname.yaml":   `spec.name: a CNAME at www.example.com. cannot share its name`,
-	"dynamic.yaml": `spec.updateKeyRef: cannot accept dynamic updates`,
-	"record.yaml":  `spec.values[0]: cannot parse value for type A`,
+	"cluster.yaml":     `spec.extraOptions[1]: cannot set "allow-transfer" in extraOptions`,
+	"zone.yaml":        `spec.allowTransfer[0]: cannot use TSIG key "partner-key"`,
+	"apex-ns.yaml":     `spec.name: an apex NS RRset cannot be set here`,
+	"cname.yaml":       `spec.name: a CNAME at www.example.com. cannot share its name`,
+	"dynamic.yaml":     `spec.updateKeyRef: cannot accept dynamic updates`,
+	"record.yaml":      `spec.values[0]: cannot parse value for type A`,
+	"mx.yaml":          `spec.values[0]: cannot use "192.0.2.25" as a name in this MX value: it is an IP address`,
+	"missing-dot.yaml": `spec.name: cannot use "mail.example.com" as the owner name`,
 }
 
 // TestKptBadPackage: the real kpt CLI on examples/bad exits non-zero,

@@ -12,6 +12,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/plan"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
 // Zone is a zone the import read from a file, kept for Check.
@@ -400,6 +401,19 @@ func relName(owner, zone string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(owner, "."), "."+strings.TrimSuffix(zone, "."))
 }
 
+// ownerName is an owner as a zone's record names it: relative to the zone
+// where that reads back as the same name without a result, absolute where
+// the relative form would repeat the zone's name or end in a top-level
+// domain (foo.com.example.com. written foo.com), which fn-validate reports
+// as a likely missing dot.
+func ownerName(owner, zone string) string {
+	rel := relName(owner, zone)
+	if zonefile.RelativeSlip(rel, zone) {
+		return dns.Fqdn(owner)
+	}
+	return rel
+}
+
 // zoneRecords fills a primary zone from its RRs: the SOA into spec.soa, the
 // apex NS into nameservers, every other RRset into records.
 func (im *importer) zoneRecords(z *v1alpha1.BindZone, rrs []dns.RR, f namedconf.Located) {
@@ -442,7 +456,7 @@ func (im *importer) zoneRecords(z *v1alpha1.BindZone, rrs []dns.RR, f namedconf.
 			}
 			continue
 		}
-		rec := v1alpha1.Record{Name: relName(g.owner, z.Spec.ZoneName), Type: dns.TypeToString[g.typ]}
+		rec := v1alpha1.Record{Name: ownerName(g.owner, z.Spec.ZoneName), Type: dns.TypeToString[g.typ]}
 		if rec.Type == "" {
 			rec.Type = fmt.Sprintf("TYPE%d", g.typ)
 		}

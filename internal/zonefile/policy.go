@@ -21,6 +21,7 @@ const policyTTL = 60
 func Policy(p *model.Policy) (*Zone, diag.Results) {
 	b := newBuilder(p.Src, p.ZoneName, "spec.zoneName")
 	b.ttl = policyTTL
+	b.policy = true
 	if b.origin == "" {
 		return nil, b.rs
 	}

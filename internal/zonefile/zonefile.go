@@ -152,6 +152,9 @@ func Build(z *model.Zone) (*Zone, diag.Results) {
 			b.rs.Errorf(z.Src, f, "cannot use nameserver: %v", err)
 			continue
 		}
+		if !b.checkWritten(z.Src, f, n, "a nameserver", true) {
+			continue
+		}
 		ns = append(ns, entry{rr: &dns.NS{Hdr: b.hdr(b.origin, dns.TypeNS, b.ttl), Ns: name}, field: f})
 	}
 
@@ -165,6 +168,8 @@ func Build(z *model.Zone) (*Zone, diag.Results) {
 		n, err := qualify(soa.PrimaryNS, b.origin)
 		if err != nil {
 			b.rs.Errorf(z.Src, "spec.soa.primaryNS", "cannot use primaryNS: %v", err)
+		} else {
+			b.checkWritten(z.Src, "spec.soa.primaryNS", soa.PrimaryNS, "the SOA primary nameserver", true)
 		}
 		mname = n
 	case len(ns) > 0:
@@ -175,6 +180,11 @@ func Build(z *model.Zone) (*Zone, diag.Results) {
 		n, err := mailbox(soa.Email, b.origin)
 		if err != nil {
 			b.rs.Errorf(z.Src, "spec.soa.email", "cannot use email as the SOA RNAME: %v", err)
+		} else if !strings.Contains(soa.Email, "@") {
+			// A domain-form RNAME (hostmaster.example.com.) is a name
+			// relative to the zone like any other; local@domain is
+			// always absolute.
+			b.checkWritten(z.Src, "spec.soa.email", soa.Email, "the SOA contact", false)
 		}
 		rname = n
 	}
@@ -230,6 +240,9 @@ type builder struct {
 	rs     diag.Results
 	sets   map[setKey]*rrset
 	order  []*rrset
+	// policy: a response policy zone, whose owners are trigger names
+	// written relative to it on purpose (evil.example.com).
+	policy bool
 }
 
 type setKey struct {
@@ -336,6 +349,9 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 		b.rs.Errorf(src, field+".type", "a DS record belongs in the parent zone, not at the apex %q", owner)
 		return
 	}
+	// A slip in the owner is reported, and the values are still read so
+	// that their problems are reported too.
+	ownerOK := b.policy || b.checkOwner(src, field+".name", name, t)
 	rttl := b.ttl
 	if ttl != nil {
 		if *ttl < 0 {
@@ -350,15 +366,15 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 	}
 	// A zone name that is no host name is reported on the zone, not on
 	// every record in it.
-	if ownerNeedsHostname(t) && !ownerHostOK(owner, t) && plainZoneName(b.origin) {
+	if ownerOK && ownerNeedsHostname(t) && !ownerHostOK(owner, t) && plainZoneName(b.origin) {
 		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of a %s record: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", name, tname)
 		return
 	}
-	if ownerNeedsMailbox(t) && !isMailbox(owner) && plainZoneName(b.origin) {
+	if ownerOK && ownerNeedsMailbox(t) && !isMailbox(owner) && plainZoneName(b.origin) {
 		b.rs.Errorf(src, field+".name", "cannot use %q as the owner of a %s record: BIND loads zones with check-names, which takes a mailbox here (any first label, then a host name: letters, digits and inner hyphens per label); fix the name", name, tname)
 		return
 	}
-	if err := checkOwnerForm(owner, t); err != nil && plainZoneName(b.origin) {
+	if err := checkOwnerForm(owner, t); ownerOK && err != nil && plainZoneName(b.origin) {
 		b.rs.Errorf(src, field+".name", "cannot use %q as the owner: %v", name, err)
 		return
 	}
@@ -382,6 +398,10 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 			ok = false
 			continue
 		}
+		if !b.checkValueNames(src, f, e, t, tname, v) {
+			ok = false
+			continue
+		}
 		if err := checkForm(e.rr); err != nil {
 			b.rs.Errorf(src, f, "cannot use value for type %s: %v", tname, err)
 			ok = false
@@ -394,16 +414,13 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 		}
 		e.field = f
 		set.entries = append(set.entries, e)
-		if tok := zoneSuffixed(v, b.origin); tok != "" {
-			b.rs.Warnf(src, f, "%q has no trailing dot, so it is relative to the zone and means %s.%s; write %q if you meant the absolute name", tok, tok, b.origin, tok+".")
-		}
 		if t == dns.TypeTXT || t == dns.TypeSPF {
 			if n, unquoted := unquotedWords(v); unquoted && n > 1 {
 				b.rs.Warnf(src, f, "%q is unquoted, so its words become %d separate strings that SPF and DKIM readers join without spaces; quote it (%q) if it is one text", v, n, `"`+v+`"`)
 			}
 		}
 	}
-	if ok {
+	if ok && ownerOK {
 		b.add(set)
 	}
 }
@@ -609,26 +626,6 @@ func sortCanonical(es []*entry) ([]dns.RR, []string) {
 		lines[i] = keys[i].e.text
 	}
 	return rrs, lines
-}
-
-// zoneSuffixed finds the classic zone-file slip: a name in a value written
-// as the absolute name without its trailing dot ("www.example.com" in zone
-// example.com.), which the parser rightly reads as www.example.com.example.com.
-func zoneSuffixed(value, origin string) string {
-	zone := strings.TrimSuffix(origin, ".")
-	if zone == "" {
-		return ""
-	}
-	for _, tok := range strings.Fields(value) {
-		if strings.ContainsAny(tok, `"\`) {
-			continue
-		}
-		l := strings.ToLower(tok)
-		if l == zone || strings.HasSuffix(l, "."+zone) {
-			return tok
-		}
-	}
-	return ""
 }
 
 // unquotedWords counts the character-strings of a TXT value and reports

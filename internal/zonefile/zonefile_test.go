@@ -438,9 +438,9 @@ func TestBuildErrors(t *testing.T) {
 			want:   []located{{diag.Warning, theZone, "spec.records[0].values[0]", "glue"}},
 		},
 		"RelativeLooksAbsolute": {
-			reason: "A name written absolute but without its trailing dot is relative; say so, and build the zone as written.",
+			reason: "A name written absolute but without its trailing dot would repeat the zone's name: an error that names both fixes (TestNameSlips has the rest).",
 			zone:   z(inline(0, "www", "CNAME", "web.Example.com"), inline(1, "web", "A", "192.0.2.1")),
-			want:   []located{{diag.Warning, theZone, "spec.records[0].values[0]", `write "web.Example.com." if you meant`}},
+			want:   []located{{diag.Error, theZone, "spec.records[0].values[0]", `write "web.Example.com." for the absolute name, or "web" relative to the zone`}},
 		},
 		"SeveralErrors": {
 			reason: "Every broken value is reported, in input order.",

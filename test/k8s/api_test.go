@@ -130,7 +130,7 @@ func TestBadExamples(t *testing.T) {
 	want := map[string]string{
 		"apex-ns.yaml": "an apex NS RRset cannot be managed by a DNSRecord",
 		"dynamic.yaml": "a dynamic zone needs spec.updateKeyRef",
-		"cluster.yaml": "", "cname.yaml": "", "record.yaml": "", "zone.yaml": "",
+		"cluster.yaml": "", "cname.yaml": "", "record.yaml": "", "zone.yaml": "", "mx.yaml": "", "missing-dot.yaml": "",
 	}
 	for file, wantErr := range want {
 		t.Run(file, func(t *testing.T) {
