@@ -61,21 +61,24 @@ $(addprefix build-,$(BINARIES)): build-%:
 	fi
 	$(GOBUILD) -o $(BIN)/$* $(pkg.$*)
 
-## generate: every generated file: deepcopy and CRDs (config/crd) from api/, then the XRDs from the CRDs
+## generate: every generated file: deepcopy and CRDs (config/crd) from api/, then the XRDs from the CRDs,
+## then the image references of release/images.yaml (hack/gen-images)
 # GENERATE is generate's recipe, which check-generate runs inline (not
 # through $(MAKE): `make -n` runs any line holding $(MAKE), and that line
 # deletes config/crd first).
 GENERATE = test -x $(BIN)/controller-gen || { echo "make: bin/controller-gen is missing: run 'make tools'" >&2; exit 1; }; \
 	$(BIN)/controller-gen object paths=./api/... crd:crdVersions=v1 output:crd:artifacts:config=config/crd && \
-	$(GO) run ./hack/gen-xrd
+	$(GO) run ./hack/gen-xrd && \
+	$(GO) run ./hack/gen-images
 generate:
 	$(GENERATE)
 
 # Hash every file under the directories generate writes into (api/, config/,
-# and the XRDs' package/ and examples/crossplane/) before and after
+# the XRDs' package/ and examples/crossplane/, and what hack/gen-images writes
+# from release/images.yaml: the image defaults and the examples' image lines) before and after
 # regenerating (old generated CRDs are removed first, so a CRD for a deleted
 # kind is drift too). Works whether the generated files are committed or not.
-GEN_DIRS = api config package examples/crossplane
+GEN_DIRS = api config package examples internal/model/images_gen.go release
 GEN_HASH = find $(GEN_DIRS) -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
 
 ## check-generate: regenerate into the tree; fail on drift, or if go mod tidy would change go.mod/go.sum
