@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
@@ -19,17 +21,27 @@ import (
 // (the org.opencontainers.image.* labels the images carry, so a registry
 // shows them on the index too).
 func BuildIndex(per []Options, annotations map[string]string) (v1.ImageIndex, error) {
-	if len(per) == 0 {
-		return nil, fmt.Errorf("cannot build an image index: no architectures")
-	}
-	seen := map[string]bool{}
-	var adds []mutate.IndexAddendum
+	var imgs []v1.Image
 	for _, o := range per {
 		o.OCI = true
 		img, err := Build(o)
 		if err != nil {
 			return nil, err
 		}
+		imgs = append(imgs, img)
+	}
+	return IndexOf(imgs, annotations)
+}
+
+// IndexOf is the OCI image index of imgs, one per platform, in the order
+// given, annotated with annotations.
+func IndexOf(imgs []v1.Image, annotations map[string]string) (v1.ImageIndex, error) {
+	if len(imgs) == 0 {
+		return nil, fmt.Errorf("cannot build an image index: no architectures")
+	}
+	seen := map[string]bool{}
+	var adds []mutate.IndexAddendum
+	for _, img := range imgs {
 		cf, err := img.ConfigFile()
 		if err != nil {
 			return nil, err
@@ -51,18 +63,14 @@ func BuildIndex(per []Options, annotations map[string]string) (v1.ImageIndex, er
 	return idx, nil
 }
 
-// WriteLayout builds the index and writes it to dir as an OCI image layout
+// WriteLayout writes idx to dir as an OCI image layout
 // (what `crane push`, `skopeo copy oci:` and `ctr import` read), the index
 // named tag in index.json. dir is replaced, so no blob of an earlier build
 // stays behind. It returns the index's digest, the one a release names.
-func WriteLayout(per []Options, annotations map[string]string, tag, dir string) (v1.Hash, error) {
+func WriteLayout(idx v1.ImageIndex, tag, dir string) (v1.Hash, error) {
 	ref, err := name.NewTag(tag)
 	if err != nil {
 		return v1.Hash{}, fmt.Errorf("cannot parse -tag %q: %w", tag, err)
-	}
-	idx, err := BuildIndex(per, annotations)
-	if err != nil {
-		return v1.Hash{}, err
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return v1.Hash{}, err
@@ -117,4 +125,32 @@ func treeFiles(dir string) ([]File, error) {
 		return nil, fmt.Errorf("cannot use -tree %s: it holds no files", dir)
 	}
 	return files, nil
+}
+
+// FromTarballs reads single-image tarballs (crossplane xpkg build writes
+// one per architecture) and sets labels on each image's config.
+func FromTarballs(files []string, labels map[string]string) ([]v1.Image, error) {
+	var imgs []v1.Image
+	for _, f := range files {
+		img, err := tarball.ImageFromPath(f, nil)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read image tarball %s: %w", f, err)
+		}
+		if len(labels) > 0 {
+			cf, err := img.ConfigFile()
+			if err != nil {
+				return nil, fmt.Errorf("cannot read the config of %s: %w", f, err)
+			}
+			cfg := cf.Config
+			if cfg.Labels == nil {
+				cfg.Labels = map[string]string{}
+			}
+			maps.Copy(cfg.Labels, labels)
+			if img, err = mutate.Config(img, cfg); err != nil {
+				return nil, err
+			}
+		}
+		imgs = append(imgs, img)
+	}
+	return imgs, nil
 }

@@ -229,3 +229,48 @@ func TestRunErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestFromTarballs: -from puts existing single-image tarballs (the
+// per-architecture xpkgs) into one index, labels added to each config and
+// nothing else of the image changed.
+func TestFromTarballs(t *testing.T) {
+	dir := t.TempDir()
+	bin := writeFile(t, dir, "fn", "binary", 0o755)
+	var args []string
+	for _, a := range []string{"amd64", "arm64"} {
+		out := filepath.Join(dir, a+".tar")
+		if _, err := Write(Options{Files: []File{{Src: bin, Dst: "/fn", Mode: 0o755}}, Entrypoint: []string{"/fn"}, Arch: a,
+			Labels: map[string]string{"io.crossplane.xpkg": "base"}}, "example.org/fn:v1", out); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "-from", out)
+	}
+	out := filepath.Join(dir, "layout")
+	args = append(args, "-layout", out, "-tag", "example.org/fn:v1", "-label", "org.opencontainers.image.version=v1")
+	if err := run(args, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	p, err := layout.FromPath(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, _ := p.ImageIndex()
+	topm, _ := top.IndexManifest()
+	idx, err := top.ImageIndex(topm.Manifests[0].Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, _ := idx.IndexManifest()
+	var got []string
+	for _, m := range im.Manifests {
+		img, err := idx.Image(m.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf, _ := img.ConfigFile()
+		got = append(got, m.Platform.Architecture+" "+cf.Config.Labels["io.crossplane.xpkg"]+" "+cf.Config.Labels["org.opencontainers.image.version"])
+	}
+	if diff := cmp.Diff([]string{"amd64 base v1", "arm64 base v1"}, got); diff != "" {
+		t.Errorf("index of tarballs (-want +got):\n%s", diff)
+	}
+}

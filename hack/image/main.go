@@ -287,12 +287,37 @@ func run(args []string, stdout io.Writer) error {
 		extras     multiFlag
 		envs       multiFlag
 		labels     multiFlag
+		froms      multiFlag
 	)
 	fs.Var(&extras, "extra-file", "extra file SRC:DST, repeatable; {arch} in SRC as in -bin")
 	fs.Var(&envs, "env", "environment KEY=VALUE, repeatable")
 	fs.Var(&labels, "label", "image config label KEY=VALUE (also an annotation of the index), repeatable")
+	fs.Var(&froms, "from", "with -layout: an image tarball to put in the index as it is (labels added), one per architecture, repeatable; instead of -bin/-tree")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if len(froms) > 0 {
+		if *layoutDir == "" || *tag == "" {
+			return errors.New("-from needs -layout and -tag")
+		}
+		lbl, err := parseLabels(labels)
+		if err != nil {
+			return err
+		}
+		imgs, err := FromTarballs(froms, lbl)
+		if err != nil {
+			return err
+		}
+		idx, err := IndexOf(imgs, lbl)
+		if err != nil {
+			return err
+		}
+		d, err := WriteLayout(idx, *tag, *layoutDir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s %s %s\n", *layoutDir, *tag, d)
+		return nil
 	}
 	if (*bin == "" && *tree == "") || *tag == "" || (*out == "" && *layoutDir == "") {
 		return errors.New("-bin or -tree, -tag, and -o or -layout are required")
@@ -358,7 +383,11 @@ func run(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s %s %s\n", *out, *tag, d)
 	}
 	if *layoutDir != "" {
-		d, err := WriteLayout(per, lbl, *tag, *layoutDir)
+		idx, err := BuildIndex(per, lbl)
+		if err != nil {
+			return err
+		}
+		d, err := WriteLayout(idx, *tag, *layoutDir)
 		if err != nil {
 			return err
 		}
