@@ -172,6 +172,25 @@ images: build
 	@# BIND 9.20 from the pinned Debian trixie packages (root needed: chroot for ldd)
 	IMAGE_TOOL=$(IMAGE_TOOL) IMAGE_REPO=$(IMAGE_REPO) bash hack/bind-image.sh $(OUT)/images/bind9.tar
 
+## release: every image bind-fn runs (bind9, bind-fn-agent, fn-render, fn-validate, function-bind's runtime
+## and its xpkg) for linux/amd64 and linux/arm64: OCI layouts (one index each) in out/release/images/,
+## CycloneDX SBOMs in out/release/sbom/, references by digest in out/release/images.yaml (hack/release.sh);
+## PIN=1 also writes them into release/images.yaml and regenerates (the release commit). See docs/release.md
+RELEASE_VERSION ?= $(IMAGE_TAG)
+PIN ?= 0
+.PHONY: release release-push
+release: images
+	@bash hack/install-tools.sh crossplane cyclonedx
+	IMAGE_REPO=$(IMAGE_REPO) bash hack/release.sh $(OUT)/release $(RELEASE_VERSION)
+	@if [ "$(PIN)" = 1 ]; then cp $(OUT)/release/images.yaml release/images.yaml && $(GO) run ./hack/gen-images && \
+	  echo "release: release/images.yaml and the files made from it name this release's digests; commit them"; fi
+
+## release-push: push out/release to REGISTRY (e.g. registry.example/bind-fn), sign each image by digest with
+## COSIGN_KEY and attest its SBOM (hack/release-push.sh; out/release/pushed.txt lists what was pushed)
+release-push:
+	@bash hack/install-tools.sh cosign
+	bash hack/release-push.sh $(OUT)/release "$(REGISTRY)" "$(COSIGN_KEY)"
+
 ## example: render examples/authoritative and examples/resolver into out/example/ with bind-fn render
 ## (kpt fn render's pipeline and output, no kpt: builds only bin/bind-fn; TestRenderMatchesKpt holds the two equal)
 # A newcomer's first command, so it compiles bin/bind-fn without inlining
