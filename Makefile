@@ -177,11 +177,12 @@ images: build
 ## CycloneDX SBOMs in out/release/sbom/, references by digest in out/release/images.yaml (hack/release.sh);
 ## PIN=1 also writes them into release/images.yaml and regenerates (the release commit). See docs/release.md
 RELEASE_VERSION ?= $(IMAGE_TAG)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 PIN ?= 0
 .PHONY: release release-push
 release: images
 	@bash hack/install-tools.sh crossplane cyclonedx
-	IMAGE_REPO=$(IMAGE_REPO) bash hack/release.sh $(OUT)/release $(RELEASE_VERSION)
+	IMAGE_REPO=$(IMAGE_REPO) REVISION=$(REVISION) bash hack/release.sh $(OUT)/release $(RELEASE_VERSION)
 	@if [ "$(PIN)" = 1 ]; then cp $(OUT)/release/images.yaml release/images.yaml && $(GO) run ./hack/gen-images && \
 	  echo "release: release/images.yaml and the files made from it name this release's digests; commit them"; fi
 
