@@ -96,7 +96,7 @@ func run(args []string, stdin io.Reader) error {
 		if *admindir == "" || *files == "" || *name == "" {
 			return errors.New("-admindir, -files, -name and -o are required (or -merge)")
 		}
-		var r io.Reader = stdin
+		r := stdin
 		if *files != "-" {
 			f, err := os.Open(*files)
 			if err != nil {

@@ -41,7 +41,7 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *root == "" || fs.NArg() == 0 {
-		return errors.New("usage: elfdeps -root DIR PROGRAM...")
+		return errors.New("usage: elfdeps -root DIR PROGRAM [PROGRAM]")
 	}
 	deps, err := Deps(*root, fs.Args())
 	if err != nil {
