@@ -10,10 +10,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"io"
-	"log"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +17,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-containerregistry/pkg/registry"
 
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
@@ -72,14 +67,7 @@ func TestReleaseSignedBySHA(t *testing.T) {
 	}
 
 	// The registry, on loopback, in this process.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: registry.New(registry.Logger(log.New(io.Discard, "", 0)))}
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	reg := l.Addr().String() + "/bind-fn"
+	reg := startRegistry(t) + "/bind-fn"
 
 	// A key pair for this run, and one that signed nothing.
 	keys := t.TempDir()
