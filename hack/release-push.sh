@@ -4,7 +4,7 @@
 #
 #   hack/release-push.sh OUT REGISTRY KEY      REGISTRY e.g. registry.example/bind-fn; KEY cosign.key
 #
-# For each OUT/images/<name>: hack/push copies the index to REGISTRY/<name>:VERSION and prints
+# For each OUT/images/<name>: hack/push copies the index to REGISTRY/<name>:<its tag> and prints
 # it by digest; `cosign sign` signs that digest (the index and, --recursive, each platform's
 # image); `cosign attest --type cyclonedx` attaches OUT/sbom/<name>.cdx.json, signed. Writes
 # OUT/pushed.txt: "<name> <reference@digest>" lines, what `cosign verify` checks.
@@ -25,7 +25,7 @@ flags=(--key "$key" --tlog-upload="${COSIGN_TLOG:-false}" --yes ${COSIGN_FLAGS:-
 : >"$out/pushed.txt.tmp"
 for dir in "$out"/images/*/; do
   name=$(basename "$dir")
-  ref=$("$push" -layout "$dir" -to "$registry/$name:$version")
+  ref=$("$push" -layout "$dir" -to "$registry/$name") # the tag the release gave it (bind9: its Debian version)
   "$cosign" sign "${flags[@]}" --recursive "$ref" >&2
   "$cosign" attest "${flags[@]}" --type cyclonedx --predicate "$out/sbom/$name.cdx.json" "$ref" >&2
   echo "$name $ref" >>"$out/pushed.txt.tmp"

@@ -4,6 +4,7 @@
 //
 //	push -layout out/release/images/fn-render -to registry.example/bind-fn/fn-render:v1.2.3
 //	registry.example/bind-fn/fn-render:v1.2.3@sha256:...
+//	push -layout out/release/images/bind9 -to registry.example/bind-fn/bind9   # the layout's own tag
 //
 // Plain HTTP is used for registries on loopback only (go-containerregistry's
 // rule), as the tests' in-process registry is. Credentials, if the registry
@@ -33,16 +34,12 @@ func main() {
 func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("push", flag.ContinueOnError)
 	dir := fs.String("layout", "", "OCI layout holding one image index (required)")
-	to := fs.String("to", "", "destination REPOSITORY:TAG (required)")
+	to := fs.String("to", "", "destination REPOSITORY:TAG, or REPOSITORY to keep the layout's own tag (its index.json's ref.name)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dir == "" || *to == "" {
 		return errors.New("-layout and -to are required")
-	}
-	ref, err := name.NewTag(*to, name.StrictValidation)
-	if err != nil {
-		return fmt.Errorf("cannot parse -to %q: %w", *to, err)
 	}
 	p, err := layout.FromPath(*dir)
 	if err != nil {
@@ -58,6 +55,18 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if len(m.Manifests) != 1 {
 		return fmt.Errorf("cannot push %s: its index.json lists %d manifests, want the one image index hack/image writes", *dir, len(m.Manifests))
+	}
+	dest := *to
+	if _, err := name.NewTag(dest, name.StrictValidation); err != nil {
+		own, err := name.NewTag(m.Manifests[0].Annotations["org.opencontainers.image.ref.name"], name.StrictValidation)
+		if err != nil {
+			return fmt.Errorf("cannot push %s to %q: give -to a tag; the layout names none (%v)", *dir, *to, err)
+		}
+		dest += ":" + own.TagStr()
+	}
+	ref, err := name.NewTag(dest, name.StrictValidation)
+	if err != nil {
+		return fmt.Errorf("cannot parse -to %q: %w", dest, err)
 	}
 	idx, err := top.ImageIndex(m.Manifests[0].Digest)
 	if err != nil {

@@ -69,6 +69,11 @@ func TestPushByDigest(t *testing.T) {
 	if want := reg + "/bind-fn/fn:v1@" + built[2]; pushed != want {
 		t.Fatalf("hack/push printed %q, want %q", pushed, want)
 	}
+	// Without a tag, the layout's own (what make release-push does: bind9
+	// keeps its Debian version).
+	if own := goRun("./hack/push", "-layout", layout, "-to", reg+"/other/fn"); own != reg+"/other/fn:v1@"+built[2] {
+		t.Errorf("hack/push -to a repository printed %q, want it tagged v1, the layout's tag", own)
+	}
 	ref, err := name.NewDigest(reg + "/bind-fn/fn@" + built[2])
 	if err != nil {
 		t.Fatal(err)
