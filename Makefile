@@ -169,7 +169,7 @@ images: build
 	$(call IMG,bind-fn-agent) -path-in-image /bind-fn-agent -entrypoint /bind-fn-agent \
 	  -cmd 'copy-self /bind-fn/bin/bind-fn-agent'
 	$(call IMG,function-bind) -path-in-image /function-bind -entrypoint /function-bind
-	@# BIND 9.20 from the pinned Debian trixie packages (root needed: chroot for ldd)
+	@# BIND 9.20 from the pinned Debian trixie packages (libraries by hack/elfdeps, no chroot)
 	IMAGE_TOOL=$(IMAGE_TOOL) IMAGE_REPO=$(IMAGE_REPO) bash hack/bind-image.sh $(OUT)/images/bind9.tar
 
 ## release: every image bind-fn runs (bind9, bind-fn-agent, fn-render, fn-validate, function-bind's runtime
