@@ -222,7 +222,7 @@ demo: build-bind-fn-agent
 
 ## clean: remove out/ and the binaries make build wrote
 clean:
-	rm -rf $(OUT) $(addprefix $(BIN)/,$(BINARIES) image show-data)
+	rm -rf $(OUT) $(addprefix $(BIN)/,$(BINARIES) image show-data elfdeps debsbom)
 
 ## xpkg: Crossplane packages into out/ (hack/xpkg.sh): function-bind.xpkg (runtime image embedded, no Docker engine), configuration-bind.xpkg (v2 XRD + Composition) and configuration-bind-claim.xpkg (legacy XRD + claim, Object-wrapping Composition)
 .PHONY: xpkg
