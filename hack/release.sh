@@ -100,7 +100,7 @@ goimage function-bind-runtime function-bind
 froms=()
 for a in "${archs[@]}"; do
   "$image" -arch "$a" -bin "$out/bin/$a/function-bind" -path-in-image /function-bind -entrypoint /function-bind \
-    -tag "$repo/function-bind:$version" -o "$out/xpkg/runtime-$a.tar" -oci >/dev/null
+    -tag "$repo/function-bind:$version" -o "$out/xpkg/runtime-$a.tar" >/dev/null # as hack/xpkg.sh embeds it
   (cd "$src" && "$bin/crossplane" xpkg build --package-root=package/function --examples-root=examples/crossplane \
     --embed-runtime-image-tarball="$out/xpkg/runtime-$a.tar" -o "$out/xpkg/function-bind-$a.xpkg")
   froms+=(-from "$out/xpkg/function-bind-$a.xpkg")
