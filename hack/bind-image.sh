@@ -2,7 +2,7 @@
 # Builds the BIND image bind-fn ships: BIND 9.20 from Debian trixie's packages, the same root
 # every test runs (hack/install-bind.sh, bin/bind-9.20). No Docker engine: bin/image writes a
 # reproducible single-layer image (fixed timestamps, sorted entries), run as the non-root user
-# 53 (Debian's bind), holding what the pod runs — named, rndc, named-checkconf, named-checkzone —
+# 53 (Debian's bind), holding what the pod runs — named, rndc, named-checkconf, named-checkzone, dig —
 # and every shared library they load (hack/elfdeps: read from the ELF headers inside the root,
 # so a root of another architecture works too), with the root's ld.so.cache when it has one.
 #
@@ -67,7 +67,7 @@ rootfs() {
 }
 admindir() { if [ -d "$1/var/lib/bind-fn/dpkg" ]; then echo "$1/var/lib/bind-fn/dpkg"; else echo "$1/var/lib/dpkg"; fi; }
 
-progs=(/usr/sbin/named /usr/sbin/rndc /usr/bin/named-checkconf /usr/bin/named-checkzone)
+progs=(/usr/sbin/named /usr/sbin/rndc /usr/bin/named-checkconf /usr/bin/named-checkzone /usr/bin/dig)
 # stage ARCH DIR: copies what the image holds from ARCH's root into DIR (its paths in the image).
 stage() {
   local r; r=$(rootfs "$1")

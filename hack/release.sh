@@ -49,9 +49,10 @@ src="$out/src"; mkdir -p "$src"
 
 declare -A ref
 # gobin NAME PKG: the binary for every architecture, from the source tree.
+# Stamped as `make build VERSION=... REVISION=...` stamps them (internal/version).
 gobin() {
-  local a ld="-s -w"
-  [ "$1" = function-bind ] && ld="-s -w -buildid=function-bind-$version" # as hack/xpkg.sh: a version is an image
+  local a ld="-s -w -X git.unkin.net/unkin/bind-fn/internal/version.version=$version -X git.unkin.net/unkin/bind-fn/internal/version.revision=$revision"
+  [ "$1" = function-bind ] && ld="$ld -buildid=function-bind-$version" # as hack/xpkg.sh: a version is an image
   for a in "${archs[@]}"; do
     (cd "$src" && GOOS=linux GOARCH=$a go build -trimpath -ldflags "$ld" -o "$out/bin/$a/$1" "$2")
   done
