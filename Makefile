@@ -69,21 +69,24 @@ $(addprefix build-,$(BINARIES)): build-%:
 	fi
 	$(GOBUILD) -o $(BIN)/$* $(pkg.$*)
 
-## generate: every generated file: deepcopy and CRDs (config/crd) from api/, then the XRDs from the CRDs
+## generate: every generated file: deepcopy and CRDs (config/crd) from api/, then the XRDs from the CRDs,
+## then the image references of release/images.yaml (hack/gen-images)
 # GENERATE is generate's recipe, which check-generate runs inline (not
 # through $(MAKE): `make -n` runs any line holding $(MAKE), and that line
 # deletes config/crd first).
 GENERATE = test -x $(BIN)/controller-gen || { echo "make: bin/controller-gen is missing: run 'make tools'" >&2; exit 1; }; \
 	$(BIN)/controller-gen object paths=./api/... crd:crdVersions=v1 output:crd:artifacts:config=config/crd && \
-	$(GO) run ./hack/gen-xrd
+	$(GO) run ./hack/gen-xrd && \
+	$(GO) run ./hack/gen-images
 generate:
 	$(GENERATE)
 
 # Hash every file under the directories generate writes into (api/, config/,
-# and the XRDs' package/ and examples/crossplane/) before and after
+# the XRDs' package/ and examples/crossplane/, and what hack/gen-images writes
+# from release/images.yaml: the image defaults and the examples' image lines) before and after
 # regenerating (old generated CRDs are removed first, so a CRD for a deleted
 # kind is drift too). Works whether the generated files are committed or not.
-GEN_DIRS = api config package examples/crossplane
+GEN_DIRS = api config package examples internal/model/images_gen.go release
 GEN_HASH = find $(GEN_DIRS) -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
 
 ## check-generate: regenerate into the tree; fail on drift, or if go mod tidy would change go.mod/go.sum
@@ -174,8 +177,29 @@ images: build
 	$(call IMG,bind-fn-agent) -path-in-image /bind-fn-agent -entrypoint /bind-fn-agent \
 	  -cmd 'copy-self /bind-fn/bin/bind-fn-agent'
 	$(call IMG,function-bind) -path-in-image /function-bind -entrypoint /function-bind
-	@# BIND 9.20 from the pinned Debian trixie packages (root needed: chroot for ldd)
+	@# BIND 9.20 from the pinned Debian trixie packages (libraries by hack/elfdeps, no chroot)
 	IMAGE_TOOL=$(IMAGE_TOOL) IMAGE_REPO=$(IMAGE_REPO) bash hack/bind-image.sh $(OUT)/images/bind9.tar
+
+## release: every image bind-fn runs (bind9, bind-fn-agent, fn-render, fn-validate, function-bind's runtime
+## and its xpkg) for linux/amd64 and linux/arm64: OCI layouts (one index each) in out/release/images/,
+## CycloneDX SBOMs in out/release/sbom/, references by digest in out/release/images.yaml (hack/release.sh);
+## PIN=1 also writes them into release/images.yaml and regenerates (the release commit). See docs/release.md
+# The release's version (VERSION if set, as make build stamps it); REVISION, if
+# empty, is the checkout's HEAD (hack/release.sh).
+RELEASE_VERSION ?= $(if $(VERSION),$(VERSION),$(IMAGE_TAG))
+PIN ?= 0
+.PHONY: release release-push
+release: images
+	@bash hack/install-tools.sh crossplane cyclonedx
+	IMAGE_REPO=$(IMAGE_REPO) REVISION=$(REVISION) bash hack/release.sh $(OUT)/release $(RELEASE_VERSION)
+	@if [ "$(PIN)" = 1 ]; then cp $(OUT)/release/images.yaml release/images.yaml && $(GO) run ./hack/gen-images && \
+	  echo "release: release/images.yaml and the files made from it name this release's digests; commit them"; fi
+
+## release-push: push out/release to REGISTRY (e.g. registry.example/bind-fn), sign each image by digest with
+## COSIGN_KEY and attest its SBOM (hack/release-push.sh; out/release/pushed.txt lists what was pushed)
+release-push:
+	@bash hack/install-tools.sh cosign
+	bash hack/release-push.sh $(OUT)/release "$(REGISTRY)" "$(COSIGN_KEY)"
 
 ## example: render examples/authoritative and examples/resolver into out/example/ with bind-fn render
 ## (kpt fn render's pipeline and output, no kpt: builds only bin/bind-fn; TestRenderMatchesKpt holds the two equal)
@@ -207,7 +231,7 @@ demo: build-bind-fn-agent
 
 ## clean: remove out/ and the binaries make build wrote
 clean:
-	rm -rf $(OUT) $(addprefix $(BIN)/,$(BINARIES) image show-data)
+	rm -rf $(OUT) $(addprefix $(BIN)/,$(BINARIES) image show-data elfdeps debsbom)
 
 ## xpkg: Crossplane packages into out/ (hack/xpkg.sh): function-bind.xpkg (runtime image embedded, no Docker engine), configuration-bind.xpkg (v2 XRD + Composition) and configuration-bind-claim.xpkg (legacy XRD + claim, Object-wrapping Composition)
 .PHONY: xpkg

@@ -4,6 +4,7 @@
 #   hack/install-tools.sh          everything `make test` needs
 #   hack/install-tools.sh kpt      only the named tools (`make example` needs kpt alone);
 #                                  names: bind kustomize controller-gen crossplane kpt kube-score external-dns
+#                                  cosign cyclonedx (make release: signatures and SBOMs)
 # Idempotent and cache-friendly:
 #   - bin/<name> is kept while its stamp bin/.<name>.key matches the tool's key
 #     (a hash of tools/<name>/go.mod, go.sum, the build flags and the Go version);
@@ -18,8 +19,8 @@ mkdir -p "$bin" "$cache"
 
 only=("$@")
 for n in "${only[@]}"; do
-  case $n in bind|kustomize|controller-gen|staticcheck|crossplane|kpt|kube-score|external-dns) ;;
-    *) echo "install-tools: unknown tool $n (bind kustomize controller-gen staticcheck crossplane kpt kube-score external-dns)" >&2; exit 2 ;;
+  case $n in bind|kustomize|controller-gen|staticcheck|crossplane|kpt|kube-score|external-dns|cosign|cyclonedx) ;;
+    *) echo "install-tools: unknown tool $n (bind kustomize controller-gen staticcheck crossplane kpt kube-score external-dns cosign cyclonedx)" >&2; exit 2 ;;
   esac
 done
 # wanted NAME: no names given (everything), or NAME is one of them.
@@ -77,10 +78,17 @@ wanted staticcheck && { build staticcheck honnef.co/go/tools/cmd/staticcheck & p
 # to build beside the small tools (~7 min on two busy cores, then cached).
 wanted kube-score && { build kube-score github.com/zegl/kube-score/cmd/kube-score & pids+=($!); }
 waitall
+wanted cyclonedx && { build cyclonedx github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod & pids+=($!); }
+waitall
 wanted crossplane && { build crossplane github.com/crossplane/crossplane/v2/cmd/crank & pids+=($!); }
 wanted kpt && { GONOSUMDB=github.com/GoogleContainerTools/kpt build kpt github.com/GoogleContainerTools/kpt \
   -ldflags "-X github.com/GoogleContainerTools/kpt/run.version=v1.0.0-beta.54" & pids+=($!); }
 waitall
+# cosign (~5 min cold): signs the release images and their SBOMs, and verifies
+# them by digest (make release, test/release). The version is stamped as
+# cosign's own release builds do, so `cosign version` names it.
+wanted cosign && build cosign github.com/sigstore/cosign/v2/cmd/cosign \
+  -ldflags "-X sigs.k8s.io/release-utils/version.gitVersion=v2.6.5"
 
 # external-dns (the lab's RFC 2136 client test): its own script, as it needs
 # Go 1.27 and a module copy without the providers the proxy cannot serve.

@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"runtime"
@@ -66,6 +67,8 @@ type Options struct {
 	Epoch time.Time
 	// OCI selects OCI media types instead of Docker schema 2.
 	OCI bool
+	// Labels of the image config (org.opencontainers.image.*).
+	Labels map[string]string
 }
 
 // Build assembles the image.
@@ -121,6 +124,9 @@ func Build(o Options) (v1.Image, error) {
 	cf.Config.User = orDefault(o.User, NonRootUser)
 	cf.Config.Env = o.Env
 	cf.Config.WorkingDir = "/"
+	if len(o.Labels) > 0 {
+		cf.Config.Labels = maps.Clone(o.Labels)
+	}
 	img, err = mutate.ConfigFile(img, cf)
 	if err != nil {
 		return nil, fmt.Errorf("cannot set config: %w", err)
@@ -267,60 +273,149 @@ func main() {
 func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("image", flag.ContinueOnError)
 	var (
-		bin        = fs.String("bin", "", "static binary to put in the image (required)")
+		bin        = fs.String("bin", "", "static binary to put in the image; {arch} stands for each -arch (-bin or -tree required)")
 		pathInImg  = fs.String("path-in-image", "", "absolute path of the binary in the image (default /<basename of -bin>)")
 		entrypoint = fs.String("entrypoint", "", "entrypoint, words split on spaces (default the binary's path)")
 		cmd        = fs.String("cmd", "", "default arguments (image Cmd), words split on spaces")
-		tag        = fs.String("tag", "", "image reference written into the tarball, e.g. registry/repo:tag (required)")
-		out        = fs.String("o", "", "output tarball (required)")
+		tag        = fs.String("tag", "", "image reference written into the tarball or layout, e.g. registry/repo:tag (required)")
+		out        = fs.String("o", "", "output tarball (docker load, ctr import; one -arch only)")
+		layoutDir  = fs.String("layout", "", "output OCI image layout directory: one image index, a manifest per -arch (replaced if present)")
 		user       = fs.String("user", NonRootUser, "image user")
-		arch       = fs.String("arch", envOr("GOARCH", runtime.GOARCH), "image architecture")
-		oci        = fs.Bool("oci", false, "use OCI media types instead of Docker schema 2")
+		arch       = fs.String("arch", envOr("GOARCH", runtime.GOARCH), "image architecture, or a comma-separated list of them (with -layout)")
+		oci        = fs.Bool("oci", false, "use OCI media types instead of Docker schema 2 (always with -layout)")
+		tree       = fs.String("tree", "", "directory whose regular files all go into the image at their paths below it; {arch} as in -bin")
 		extras     multiFlag
 		envs       multiFlag
+		labels     multiFlag
+		froms      multiFlag
 	)
-	fs.Var(&extras, "extra-file", "extra file SRC:DST, repeatable")
+	fs.Var(&extras, "extra-file", "extra file SRC:DST, repeatable; {arch} in SRC as in -bin")
 	fs.Var(&envs, "env", "environment KEY=VALUE, repeatable")
+	fs.Var(&labels, "label", "image config label KEY=VALUE (also an annotation of the index), repeatable")
+	fs.Var(&froms, "from", "with -layout: an image tarball to put in the index as it is (labels added), one per architecture, repeatable; instead of -bin/-tree")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *bin == "" || *tag == "" || *out == "" {
-		return errors.New("-bin, -tag and -o are required")
+	if len(froms) > 0 {
+		if *layoutDir == "" || *tag == "" {
+			return errors.New("-from needs -layout and -tag")
+		}
+		lbl, err := parseLabels(labels)
+		if err != nil {
+			return err
+		}
+		imgs, err := FromTarballs(froms, lbl)
+		if err != nil {
+			return err
+		}
+		idx, err := IndexOf(imgs, lbl)
+		if err != nil {
+			return err
+		}
+		d, err := WriteLayout(idx, *tag, *layoutDir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s %s %s\n", *layoutDir, *tag, d)
+		return nil
 	}
-	if *pathInImg == "" {
+	if (*bin == "" && *tree == "") || *tag == "" || (*out == "" && *layoutDir == "") {
+		return errors.New("-bin or -tree, -tag, and -o or -layout are required")
+	}
+	archs := strings.Split(*arch, ",")
+	if len(archs) > 1 && *out != "" {
+		return fmt.Errorf("cannot write -o %s for %d architectures: a tarball holds one image; use -layout", *out, len(archs))
+	}
+	lbl, err := parseLabels(labels)
+	if err != nil {
+		return err
+	}
+	if *pathInImg == "" && *bin != "" {
 		*pathInImg = "/" + path.Base(*bin)
 	}
 	ep := strings.Fields(*entrypoint)
 	if len(ep) == 0 {
+		if *pathInImg == "" {
+			return errors.New("-entrypoint is required with -tree and no -bin")
+		}
 		ep = []string{*pathInImg}
 	}
 	epoch, err := epochFromEnv()
 	if err != nil {
 		return err
 	}
-	o := Options{
-		Files:      []File{{Src: *bin, Dst: *pathInImg, Mode: 0o755}},
-		Entrypoint: ep,
-		Cmd:        strings.Fields(*cmd),
-		User:       *user,
-		Env:        envs,
-		Arch:       *arch,
-		Epoch:      epoch,
-		OCI:        *oci,
+	var per []Options
+	for _, a := range archs {
+		o := Options{
+			Entrypoint: ep,
+			Cmd:        strings.Fields(*cmd),
+			User:       *user,
+			Env:        envs,
+			Arch:       a,
+			Epoch:      epoch,
+			OCI:        *oci || *layoutDir != "",
+			Labels:     lbl,
+		}
+		if *bin != "" {
+			o.Files = append(o.Files, File{Src: forArch(*bin, a), Dst: *pathInImg, Mode: 0o755})
+		}
+		if *tree != "" {
+			tf, err := treeFiles(forArch(*tree, a))
+			if err != nil {
+				return err
+			}
+			o.Files = append(o.Files, tf...)
+		}
+		for _, e := range extras {
+			f, err := parseExtra(forArch(e, a))
+			if err != nil {
+				return err
+			}
+			o.Files = append(o.Files, f)
+		}
+		per = append(per, o)
 	}
-	for _, e := range extras {
-		f, err := parseExtra(e)
+	if *out != "" {
+		d, err := Write(per[0], *tag, *out)
 		if err != nil {
 			return err
 		}
-		o.Files = append(o.Files, f)
+		fmt.Fprintf(stdout, "%s %s %s\n", *out, *tag, d)
 	}
-	d, err := Write(o, *tag, *out)
-	if err != nil {
-		return err
+	if *layoutDir != "" {
+		idx, err := BuildIndex(per, lbl)
+		if err != nil {
+			return err
+		}
+		d, err := WriteLayout(idx, *tag, *layoutDir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s %s %s\n", *layoutDir, *tag, d)
 	}
-	fmt.Fprintf(stdout, "%s %s %s\n", *out, *tag, d)
 	return nil
+}
+
+// forArch replaces {arch} in s with arch.
+func forArch(s, arch string) string { return strings.ReplaceAll(s, "{arch}", arch) }
+
+// parseLabels parses KEY=VALUE labels; a key given twice is an error.
+func parseLabels(kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	m := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("cannot parse -label %q: want KEY=VALUE", kv)
+		}
+		if _, dup := m[k]; dup {
+			return nil, fmt.Errorf("cannot use -label %q: %s is already set", kv, k)
+		}
+		m[k] = v
+	}
+	return m, nil
 }
 
 func orDefault(s, d string) string {

@@ -23,7 +23,8 @@ func TestDefaultImageFollowsPin(t *testing.T) {
 		ver = after
 	}
 	want := "git.unkin.net/unkin/bind-fn/bind9:" + strings.ReplaceAll(ver, "~", "-")
-	if model.DefaultImage != want {
+	tagged, _, _ := strings.Cut(model.DefaultImage, "@") // a release adds the digest
+	if tagged != want {
 		t.Errorf("DefaultImage = %q, want %q (tools/bind9.20/version); see tools/bind9.20/README.md", model.DefaultImage, want)
 	}
 	if !strings.HasPrefix(ver, "9.20.") {

@@ -10,19 +10,15 @@ import (
 
 // Defaults the function applies (the CRDs carry the same ones).
 const (
-	// DefaultImage is the BIND image bind-fn ships: BIND 9.20 from Debian
-	// trixie's packages, built by `make images` (hack/bind-image.sh) from the
-	// same root every real-BIND test runs; its tag follows
-	// tools/bind9.20/version (TestDefaultImageFollowsPin).
-	DefaultImage      = "git.unkin.net/unkin/bind-fn/bind9:9.20.30-1-deb13u1"
-	DefaultAgentImage = "git.unkin.net/unkin/bind-fn/bind-fn-agent:v0.1.0"
-	DefaultAlgorithm  = vocab.DefaultTSIG
-	DefaultTTL        = 3600
-	DefaultRefresh    = 300
-	DefaultRetry      = 60
-	DefaultExpire     = 1209600
-	DefaultMinimum    = 60
-	DefaultResolve    = 5
+	// DefaultImage and DefaultAgentImage are in images_gen.go, generated
+	// from release/images.yaml (make generate).
+	DefaultAlgorithm = vocab.DefaultTSIG
+	DefaultTTL       = 3600
+	DefaultRefresh   = 300
+	DefaultRetry     = 60
+	DefaultExpire    = 1209600
+	DefaultMinimum   = 60
+	DefaultResolve   = 5
 )
 
 // Cluster is the resolved desired state of one BindCluster.

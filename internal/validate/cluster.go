@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -47,11 +48,8 @@ func checkClusterSpec(c *model.Cluster) diag.Results {
 	default:
 		rs.Errorf(c.Src, "spec.imagePullPolicy", "cannot use imagePullPolicy %q: use Always, IfNotPresent or Never", sp.ImagePullPolicy)
 	}
-	for field, img := range map[string]string{"spec.image": sp.Image, "spec.agent.image": sp.Agent.Image} {
-		if strings.ContainsFunc(img, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '"' || r == '\\' }) {
-			rs.Errorf(c.Src, field, "cannot use %q as an image reference: it holds blanks, quotes or control characters", img)
-		}
-	}
+	checkImage(&rs, c.Src, "spec.image", sp.Image)
+	checkImage(&rs, c.Src, "spec.agent.image", sp.Agent.Image)
 	if sp.Agent.ResolveIntervalSeconds < 1 {
 		rs.Errorf(c.Src, "spec.agent.resolveIntervalSeconds", "cannot re-resolve peers every %d seconds: use 1 or more", sp.Agent.ResolveIntervalSeconds)
 	}
@@ -459,4 +457,18 @@ func matchedKeys(c *model.Cluster, elems []string) []string {
 	}
 	walk(elems)
 	return out
+}
+
+// checkImage: an image field is a reference the kubelet can pull:
+// REPOSITORY, REPOSITORY:TAG, REPOSITORY@sha256:DIGEST or
+// REPOSITORY:TAG@sha256:DIGEST (how a release pins by digest; the kubelet
+// pulls the digest and the tag only tells the reader the version).
+func checkImage(rs *diag.Results, src diag.Source, field, img string) {
+	if strings.ContainsFunc(img, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '"' || r == '\\' }) {
+		rs.Errorf(src, field, "cannot use %q as an image reference: it holds blanks, quotes or control characters", img)
+		return
+	}
+	if _, err := name.ParseReference(img); err != nil {
+		rs.Errorf(src, field, "cannot use %q as an image reference: %v; use REPOSITORY[:TAG][@sha256:DIGEST], the digest 64 lower-case hex digits", img, err)
+	}
 }
