@@ -52,6 +52,8 @@ type Cluster struct {
 	// (sorted by name) on every cluster that feeds secondary clusters.
 	Upstream    *Upstream
 	Downstreams []*Downstream
+	// NetworkPolicy is spec.networkPolicy, checked; nil when disabled.
+	NetworkPolicy *NetworkPolicy
 }
 
 // ACL is a named address match list.
