@@ -90,7 +90,9 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 	}
 	var pin pipeline.Input
 	var rs diag.Results
+	dirs := map[string]string{}
 	for _, it := range items {
+		it.hdr.addDir(dirs)
 		it.role = classify(&pin, &rs, &it.hdr, func() ([]byte, error) { return it.json, nil })
 		if it.role != input {
 			it.json = nil // only inputs need it past here
@@ -108,6 +110,7 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 		// One info result per zone the render changes (kpt shows them).
 		rs = append(rs, pipeline.ZoneSummary(pin.Previous, objs)...)
 	}
+	p.locate(rs, dirs)
 	var results fn.Results
 	for _, res := range rs {
 		results = append(results, toResult(res))

@@ -41,6 +41,10 @@ type Processor struct {
 	Mode Mode
 	// Rand is the source of new key material (crypto/rand by default).
 	Rand io.Reader
+	// Files, when set, reads an item's file (its path annotation under its
+	// package-path annotation) so that errors and warnings name their line
+	// (PackageFile). Nil: results name the file and document only.
+	Files func(dir, path string) ([]byte, bool)
 }
 
 var _ fn.ResourceListProcessor = &Processor{}
@@ -52,9 +56,11 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 	var in pipeline.Input
 	var rs diag.Results
 	roles := make([]role, len(rl.Items))
+	dirs := map[string]string{}
 	for i, o := range rl.Items {
 		h := headerOf(o)
 		roles[i] = classify(&in, &rs, &h, func() ([]byte, error) { return decodeJSON([]byte(o.String())) })
+		h.addDir(dirs)
 	}
 	if fc := rl.FunctionConfig; fc != nil {
 		h := headerOf(fc)
@@ -66,6 +72,7 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 		// One info result per zone the render changes (kpt shows them).
 		rs = append(rs, pipeline.ZoneSummary(in.Previous, objs)...)
 	}
+	p.locate(rs, dirs)
 	// Results describe this run only: a ResourceList that carries the
 	// results of an earlier run (our own output fed back) must not pile up.
 	rl.Results = nil
@@ -101,6 +108,22 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 	}
 	rl.Items = items
 	return true, nil
+}
+
+// locate sets the lines of rs from the items' files, when p can read them;
+// dirs is each file's package directory.
+func (p *Processor) locate(rs diag.Results, dirs map[string]string) {
+	if p.Files == nil || len(rs) == 0 {
+		return
+	}
+	l := Locator{Read: func(file string) ([]byte, bool) {
+		dir, ok := dirs[file]
+		if !ok {
+			return nil, false
+		}
+		return p.Files(dir, file)
+	}}
+	l.Locate(rs)
 }
 
 func (p *Processor) rand() io.Reader {
@@ -221,19 +244,10 @@ func toResult(r diag.Result) *fn.Result {
 	if r.Source.File != "" {
 		out.File = &fn.File{Path: r.Source.File, Index: r.Source.Index}
 		// kpt prints resourceRef, field and message, never file: name the
-		// file in the message so a user finds the line.
-		out.Message = fmt.Sprintf("%s (%s)", r.Message, fileRef(r.Source))
+		// file (and line, when known) in the message so a user finds it.
+		out.Message = fmt.Sprintf("%s (%s)", r.Message, r.Source.Location())
 	}
 	return out
-}
-
-// fileRef is "file" or, for the second and later object of a file,
-// "file#index".
-func fileRef(src diag.Source) string {
-	if src.Index > 0 {
-		return fmt.Sprintf("%s#%d", src.File, src.Index)
-	}
-	return src.File
 }
 
 func toKubeObject(o render.Object) (*fn.KubeObject, error) {
