@@ -7,11 +7,15 @@
 #
 #   hack/install-k8s.sh          etcd, kube-apiserver, crossplane core (make test)
 #   hack/install-k8s.sh --node   also kube-controller-manager, kube-scheduler,
-#                                kubelet, kube-proxy, kubectl and CoreDNS (make k8s-cluster)
+#                                kubelet, kube-proxy, kubectl, CoreDNS and kube-router,
+#                                the NetworkPolicy enforcer (make k8s-cluster)
 #
 # Versions: tools/etcd (etcd v3.6.5), tools/kubernetes (k8s.io/kubernetes
 # v1.34.2, staging modules replaced by the published v0.34.2), tools/crossplane-core
-# (Crossplane v2.1.0), tools/coredns. One big build at a time (2 shared cores).
+# (Crossplane v2.1.0), tools/coredns, tools/kube-router (kube-router v2.1.0, its
+# network policy controller only: iptables + ipset; SIG Network's
+# kube-network-policies needs nftables' queue expression, CONFIG_NFT_QUEUE, which
+# this kernel lacks). One big build at a time (2 shared cores).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/bin"
@@ -75,15 +79,16 @@ if $node; then
   # The node's runtime comes from Debian: containerd, runc, the CNI plugins,
   # iptables for kube-proxy (installed when missing, as install-tools does
   # for BIND).
-  if ! command -v containerd >/dev/null || ! command -v runc >/dev/null || [ ! -x /usr/lib/cni/bridge ] || ! command -v iptables >/dev/null; then
+  # ipset for kube-router's network policy controller.
+  if ! command -v containerd >/dev/null || ! command -v runc >/dev/null || [ ! -x /usr/lib/cni/bridge ] || ! command -v iptables >/dev/null || ! command -v ipset >/dev/null; then
     if [ "$(id -u)" -ne 0 ]; then
-      echo "install-k8s: as root run: apt-get install -y containerd runc containernetworking-plugins iptables" >&2
+      echo "install-k8s: as root run: apt-get install -y containerd runc containernetworking-plugins iptables ipset" >&2
       exit 1
     fi
-    echo "install-k8s: installing Debian's containerd runc containernetworking-plugins iptables" >&2
+    echo "install-k8s: installing Debian's containerd runc containernetworking-plugins iptables ipset" >&2
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      containerd runc containernetworking-plugins iptables >/dev/null
+      containerd runc containernetworking-plugins iptables ipset >/dev/null
   fi
   build_set kubernetes "$k8s_ldflags" \
     kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager \
@@ -92,4 +97,6 @@ if $node; then
     kube-proxy=k8s.io/kubernetes/cmd/kube-proxy \
     kubectl=k8s.io/kubernetes/cmd/kubectl
   build_set coredns "-s -w" coredns=.
+  build_set kube-router "-s -w" \
+    kube-router=github.com/cloudnativelabs/kube-router/v2/cmd/kube-router
 fi

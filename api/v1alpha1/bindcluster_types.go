@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -169,6 +170,40 @@ type BindClusterSpec struct {
 	// clusters and is hidden (docs/multi-cluster.md).
 	// +optional
 	Replication *ReplicationSpec `json:"replication,omitempty"`
+
+	// NetworkPolicy shapes the cluster's NetworkPolicy (<cluster>), which
+	// is rendered by default: DNS (53/UDP, 53/TCP) from dnsFrom, transfers
+	// and NOTIFYs between the cluster's pods and its linked clusters', the
+	// agent's port from metricsFrom, nothing else (docs/security.md).
+	// +optional
+	NetworkPolicy *NetworkPolicySpec `json:"networkPolicy,omitempty"`
+}
+
+// NetworkPolicySpec tunes the cluster's NetworkPolicy. It governs ingress
+// only: the pods' own connections (to the API server, the cluster DNS,
+// primary clusters, forwarders) are not restricted.
+type NetworkPolicySpec struct {
+	// Enabled renders the NetworkPolicy (default true). false renders none,
+	// for clusters whose policies are managed elsewhere.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// DNSFrom are the peers that may send queries to 53/UDP and 53/TCP
+	// (default: every pod and every address). The cluster's own pods and
+	// the pods of the BindClusters it replicates with are always allowed.
+	// A peer is an ipBlock, or a podSelector and/or a namespaceSelector,
+	// as in a NetworkPolicy.
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	DNSFrom []networkingv1.NetworkPolicyPeer `json:"dnsFrom,omitempty"`
+
+	// MetricsFrom are the peers that may reach the agent's port
+	// (spec.agent.metricsPort: /metrics, /status, /readyz), e.g. the
+	// Prometheus namespace (default: none; the kubelet's probes come from
+	// the node, which NetworkPolicy implementations admit).
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	MetricsFrom []networkingv1.NetworkPolicyPeer `json:"metricsFrom,omitempty"`
 }
 
 // SecretsMode says who makes a cluster's key Secrets.

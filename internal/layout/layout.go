@@ -117,6 +117,7 @@ func HeadlessServiceName(cluster string) string { return cluster + "-headless" }
 func PrimaryServiceName(cluster string) string  { return cluster + "-primary" }
 func ServeServiceName(cluster string) string    { return cluster }
 func PDBName(cluster string) string             { return cluster }
+func NetworkPolicyName(cluster string) string   { return cluster }
 
 // AgentServiceAccountName is the pods' ServiceAccount; its Role reads the
 // cluster's own ConfigMaps and nothing else.

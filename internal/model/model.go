@@ -53,6 +53,8 @@ type Cluster struct {
 	// (sorted by name) on every cluster that feeds secondary clusters.
 	Upstream    *Upstream
 	Downstreams []*Downstream
+	// NetworkPolicy is spec.networkPolicy, checked; nil when disabled.
+	NetworkPolicy *NetworkPolicy
 }
 
 // ExternalSecrets reports spec.secrets external: the render writes no key

@@ -134,6 +134,7 @@ func (b *builder) clustersPass() {
 			c.RateLimitExempt = parseAML(&b.rs, o.Src, "spec.rateLimit.exempt", spec.RateLimit.Exempt)
 		}
 		c.Forwarders = parseServers(&b.rs, o.Src, "spec.forwarders", spec.Forwarders)
+		c.NetworkPolicy = parseNetworkPolicy(&b.rs, o.Src, spec.NetworkPolicy)
 		b.clusters[k] = c
 		b.checkClusterDomain(c)
 	}

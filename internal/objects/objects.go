@@ -46,6 +46,10 @@ const (
 	// package rendered before is cleaned of it.
 	ComponentRNDC = "rndc-key"
 	ComponentKeys = "keys"
+	// ComponentNetworkPolicy is the cluster's NetworkPolicy: a component of
+	// its own, so a policy whose labels were copied from the StatefulSet is
+	// never taken for the rendered one.
+	ComponentNetworkPolicy = "network-policy"
 )
 
 // Labels returns the managed labels of an object of the cluster.

@@ -308,6 +308,8 @@ func TestLabels(t *testing.T) {
 // TestSelectorsMatchPods: every selector selects the pod template's labels.
 func TestSelectorsMatchPods(t *testing.T) {
 	c := fullCluster()
+	c.NetworkPolicy = &model.NetworkPolicy{}
+	np := NetworkPolicy(c)
 	pod := StatefulSet(c, PodPlan{}).Spec.Template.Labels
 	pod0 := map[string]string{LabelPodName: PodName(c, 0)}
 	for k, v := range pod {
@@ -319,6 +321,9 @@ func TestSelectorsMatchPods(t *testing.T) {
 		"serve":       ServeService(c).Spec.Selector,
 		"primary":     PrimaryService(c).Spec.Selector,
 		"pdb":         PodDisruptionBudget(c).Spec.Selector.MatchLabels,
+		// The policy must select the pods, and its replication rule admit them.
+		"networkpolicy":          np.Spec.PodSelector.MatchLabels,
+		"networkpolicy own pods": np.Spec.Ingress[1].From[0].PodSelector.MatchLabels,
 	} {
 		for k, v := range sel {
 			if pod0[k] != v {

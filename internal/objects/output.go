@@ -32,6 +32,8 @@ func IsOutput(apiVersion, kind, name string, labels map[string]string) bool {
 		return comp == ComponentServer && name == layout.AgentServiceAccountName(inst)
 	case "policy/v1 PodDisruptionBudget":
 		return comp == ComponentServer && name == layout.PDBName(inst)
+	case "networking.k8s.io/v1 NetworkPolicy":
+		return comp == ComponentNetworkPolicy && name == layout.NetworkPolicyName(inst)
 	case "v1 Service":
 		switch comp {
 		case ComponentServer:

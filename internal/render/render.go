@@ -124,6 +124,9 @@ func renderCluster(c *model.Cluster, prev *prior.Previous, zones *zonefile.Cache
 	}
 	pdb := objects.PodDisruptionBudget(c)
 	out.add("pdb", pdb.Name, pdb)
+	if np := objects.NetworkPolicy(c); np != nil {
+		out.add("networkpolicy", np.Name, np)
+	}
 	return out.objs, rs
 }
 

@@ -43,6 +43,7 @@ var (
 		gvkConfigMap, gvkSecret, gvkSTS,
 		{Version: "v1", Kind: "Service"},
 		{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"},
+		{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy"},
 		// The agent's ServiceAccount and its Role on the cluster's ConfigMaps.
 		{Version: "v1", Kind: "ServiceAccount"},
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"},

@@ -154,6 +154,9 @@ func run(m *testing.M) int {
 		return fail(err)
 	}
 	step("node Ready", t0)
+	if err := startKubeRouter(); err != nil {
+		return fail(err)
+	}
 	code := m.Run()
 	teardown()
 	if code != 0 || os.Getenv("BINDFN_K8S_KEEP") != "" {
@@ -641,7 +644,10 @@ func TestRenderedCluster(t *testing.T) {
 	}
 	// One PersistentVolume per replica for the StatefulSet's data claims
 	// (no provisioner here).
-	apply(t, ctx, namespaces(t, "dns")+hostPathPVs(t, "pv-", 3))
+	// The namespace enforces the restricted Pod Security Standard: the
+	// rendered pods must be admitted as they are.
+	apply(t, ctx, fixture.Load(t, "namespace-restricted.yaml", map[string]string{"NAME": "dns"})+hostPathPVs(t, "pv-", 3))
+	podSecurityEnforced(t, ctx, "dns")
 	kubectl(t, "apply", "--server-side", "-R", "-f", filepath.Join(pkg, "rendered"))
 	pods := waitPodsReady(t, ctx, "dns", "app.kubernetes.io/instance=auth", 3, controlplane.Hang)
 	t.Logf("3 BIND pods Ready in %.1f s", time.Since(t0).Seconds())
@@ -845,6 +851,9 @@ func TestRenderedCluster(t *testing.T) {
 		answers(t, "k8s-test.apps.example.com", "198.51.100.200", controlplane.Hang)
 		t.Logf("replication continues after the primary moved (%.1f s)", time.Since(t0).Seconds())
 	})
+
+	// netpol_test.go; last, as it narrows who may query.
+	t.Run("NetworkPolicyEnforced", func(t *testing.T) { networkPolicyEnforced(t, ctx, pkg, edit, update, answers) })
 }
 
 // unmountUnder detaches every mount below dir (containerd's sandbox shm

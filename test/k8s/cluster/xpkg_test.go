@@ -46,7 +46,7 @@ const (
 )
 
 // composedKinds: every kind function-bind composes natively.
-var composedKinds = []string{"configmaps", "secrets", "services", "statefulsets.apps", "poddisruptionbudgets.policy"}
+var composedKinds = []string{"configmaps", "secrets", "services", "statefulsets.apps", "poddisruptionbudgets.policy", "networkpolicies.networking.k8s.io"}
 
 // getJSON is `kubectl get ARGS -o json` as an object.
 func getJSON(args ...string) (*unstructured.Unstructured, error) {
