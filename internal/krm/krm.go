@@ -127,7 +127,7 @@ const (
 // classify is the one place that sorts an item, for both paths: a
 // bind.unkin.net input goes into in.Items, the previous output into
 // in.Previous, anything else passes through. js gives the item's JSON; it
-// is called only for inputs and previous Secrets.
+// is called only for inputs, previous Secrets and zones ConfigMaps.
 func classify(in *pipeline.Input, rs *diag.Results, h *header, js func() ([]byte, error)) role {
 	src := h.source()
 	switch {
@@ -141,13 +141,24 @@ func classify(in *pipeline.Input, rs *diag.Results, h *header, js func() ([]byte
 		return input
 	case objects.IsOutput(h.APIVersion, h.Kind, h.Metadata.Name, h.Metadata.Labels):
 		po := prior.Object{Src: src, Kind: h.Kind, Annotations: h.Metadata.Annotations}
-		if h.Kind == "Secret" {
+		switch {
+		case h.Kind == "Secret":
 			b, err := js()
 			if err == nil {
 				po.Data, err = prior.SecretData(b)
 			}
 			if err != nil {
 				rs.Warnf(src, "data", "cannot read previous Secret (%v): its key material will be regenerated", err)
+				return previousOutput
+			}
+		case h.Kind == "ConfigMap" && h.Metadata.Labels[objects.LabelComponent] == objects.ComponentZones:
+			// The zones' state is their files (internal/output).
+			b, err := js()
+			if err == nil {
+				po.Data, err = prior.ConfigMapData(b)
+			}
+			if err != nil {
+				rs.Errorf(src, "data", "cannot read the previous zone files (%v): their serials are the zones' state; restore the object from the previous render", err)
 				return previousOutput
 			}
 		}

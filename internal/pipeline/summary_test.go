@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
@@ -23,9 +22,7 @@ func TestZoneSummary(t *testing.T) {
 	}
 	var prev []prior.Object
 	for _, o := range first {
-		if cm, ok := o.Obj.(*corev1.ConfigMap); ok {
-			p := prior.Object{Kind: "ConfigMap", Annotations: cm.Annotations}
-			p.Src.Ref.Namespace, p.Src.Ref.Name = cm.Namespace, cm.Name
+		if p, ok := prior.ObjectOf(o.Obj); ok {
 			prev = append(prev, p)
 		}
 	}
