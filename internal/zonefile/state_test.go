@@ -22,11 +22,18 @@ func TestStateOf(t *testing.T) {
 		reason string
 		zone   *Zone
 		serial uint32
-		tabs   bool
+		edit   func(text []byte) []byte
 	}{
-		"rich":        {reason: "every record form of the golden rich zone", zone: rich, serial: 7},
-		"max serial":  {reason: "the largest serial", zone: minimal, serial: 0xFFFFFFFF},
-		"tabbed file": {reason: "a file written with miekg's tabs (before this release) reads to the same state", zone: rich, serial: 42, tabs: true},
+		"rich":       {reason: "every record form of the golden rich zone", zone: rich, serial: 7},
+		"max serial": {reason: "the largest serial", zone: minimal, serial: 0xFFFFFFFF},
+		"tabbed file": {reason: "a file written with miekg's tabs and no hash comment (before this release) reads to the same state", zone: rich, serial: 42,
+			edit: func([]byte) []byte { return tabbed(rich, 42) }},
+		"no comment": {reason: "without the hash comment the hash is computed from the text, to the same value", zone: rich, serial: 9,
+			edit: func(b []byte) []byte {
+				return bytes.Replace(b, []byte(HashComment+rich.Hash), nil, 1)
+			}},
+		"hand-merged": {reason: "records merged by hand under the SOA line of one side: the state is that side's, the hash its SOA line records", zone: minimal, serial: 2,
+			edit: func(b []byte) []byte { return append(b, "extra.minimal.test. 60 IN A 192.0.2.9\n"...) }},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -34,8 +41,8 @@ func TestStateOf(t *testing.T) {
 			if bytes.IndexByte(text, '\t') >= 0 {
 				t.Fatalf("%s: Text wrote a tab", tc.reason)
 			}
-			if tc.tabs {
-				text = tabbed(tc.zone, tc.serial)
+			if tc.edit != nil {
+				text = tc.edit(text)
 			}
 			origin, st, err := StateOf(text)
 			if err != nil {
@@ -54,7 +61,7 @@ func tabbed(z *Zone, serial uint32) []byte {
 	soa.Serial = serial
 	var b strings.Builder
 	b.WriteString("$ORIGIN " + z.Origin + "\n$TTL ")
-	b.WriteString(strings.Fields(string(z.header(0)))[3] + "\n")
+	b.WriteString(strings.Fields(string(z.header(0, "")))[3] + "\n")
 	b.WriteString(soa.String() + "\n")
 	for _, rr := range z.RRs {
 		b.WriteString(rr.String() + "\n")
@@ -73,6 +80,7 @@ func TestStateOfRefuses(t *testing.T) {
 		"bad ttl":    {reason: "a broken $TTL", text: "$ORIGIN a.\n$TTL x\na. 60 IN SOA a. a. 1 1 1 1 1\n", want: "line 2: \"x\" is not a TTL"},
 		"no soa":     {reason: "the third line is another record", text: "$ORIGIN a.\n$TTL 60\na. 60 IN NS a.\n", want: "line 3: want the SOA record, not NS"},
 		"bad record": {reason: "the SOA does not parse", text: "$ORIGIN a.\n$TTL 60\na. 60 IN SOA a.\n", want: "line 3:"},
+		"bad hash":   {reason: "a hash comment that is no hash", text: "$ORIGIN a.\n$TTL 60\na. 60 IN SOA a. a. 1 1 1 1 1" + HashComment + "xyz\n", want: `line 3: "xyz" is not a content hash`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

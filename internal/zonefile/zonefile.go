@@ -77,10 +77,13 @@ func NextSerial(prev *State, hash string, explicit *uint32) uint32 {
 // name or a character-string) a YAML writer keeps the file as a literal
 // block, one zone line per YAML line: a change to one zone is a diff of its
 // own lines, which git merges beside a change to the zone next to it
-// (docs/state.md).
+// (docs/state.md). The SOA line ends in a comment with the content hash
+// (HashComment): the state this serial stands for, which two branches that
+// changed one zone differently write differently, so git makes them
+// conflict there instead of merging two contents under one serial.
 func (z *Zone) Text(serial uint32) []byte {
 	var b bytes.Buffer
-	head := z.header(serial)
+	head := z.header(serial, z.Hash)
 	n := len(head)
 	z.eachLine(func(l string) { n += len(l) + 1 })
 	b.Grow(n)
@@ -94,12 +97,20 @@ func (z *Zone) Text(serial uint32) []byte {
 	return out
 }
 
+// HashComment starts the comment at the end of a rendered SOA line that
+// holds the zone's content hash.
+const HashComment = " ; content sha256:"
+
 // header is the file's first three lines ($ORIGIN, $TTL, SOA), tabs made
-// spaces.
-func (z *Zone) header(serial uint32) []byte {
+// spaces, the SOA line ending in HashComment and hash unless hash is "".
+func (z *Zone) header(serial uint32, hash string) []byte {
 	soa := *z.SOA
 	soa.Serial = serial
-	b := []byte(fmt.Sprintf("$ORIGIN %s\n$TTL %d\n%s\n", z.Origin, z.TTL, soa.String()))
+	var comment string
+	if hash != "" {
+		comment = HashComment + hash
+	}
+	b := []byte(fmt.Sprintf("$ORIGIN %s\n$TTL %d\n%s%s\n", z.Origin, z.TTL, soa.String(), comment))
 	untab(b)
 	return b
 }
@@ -133,7 +144,7 @@ func untab(b []byte) {
 // same whatever its serial, and StateOf reads it back from the file alone.
 func (z *Zone) contentHash() string {
 	h := sha256.New()
-	_, _ = h.Write(z.header(0))
+	_, _ = h.Write(z.header(0, ""))
 	// The lines in chunks: hashing them one Write at a time costs a copy
 	// of each line to a byte slice.
 	buf := make([]byte, 0, 4<<10)
@@ -152,11 +163,13 @@ func (z *Zone) contentHash() string {
 }
 
 // StateOf reads a zone file Text wrote ($INCLUDEd parts spliced in): its
-// origin, its SOA serial and its content hash, which equals the Hash of
-// the zone Build makes from the same content. A file of an earlier release,
-// tab-separated, reads the same as its spaced form. That the file itself is
-// the state is what lets git merge the renders of two branches that
-// changed two zones (docs/state.md).
+// origin, its SOA serial and the content hash its SOA line records
+// (HashComment) — the content that serial was published with, even where a
+// hand-merged file holds other records. A file without the comment (an
+// earlier release's, tab-separated) has its hash computed from its text,
+// which gives the Hash Build computes for the same content. That the file
+// itself is the state is what lets git merge the renders of two branches
+// that changed two zones (docs/state.md).
 func StateOf(text []byte) (origin string, st State, err error) {
 	var head [3][]byte
 	rest := text
@@ -179,7 +192,8 @@ func StateOf(text []byte) (origin string, st State, err error) {
 	if err != nil {
 		return "", State{}, fmt.Errorf("line 2: %q is not a TTL: %v", t, err)
 	}
-	rr, err := dns.NewRR(string(head[2]))
+	soaLine, recorded, hasHash := bytes.Cut(head[2], []byte(HashComment))
+	rr, err := dns.NewRR(string(soaLine))
 	if err != nil {
 		return "", State{}, fmt.Errorf("line 3: %v", err)
 	}
@@ -187,9 +201,15 @@ func StateOf(text []byte) (origin string, st State, err error) {
 	if !ok {
 		return "", State{}, fmt.Errorf("line 3: want the SOA record, not %s", dns.TypeToString[rr.Header().Rrtype])
 	}
+	if hasHash {
+		if len(recorded) != sha256.Size*2 || strings.Trim(string(recorded), "0123456789abcdef") != "" {
+			return "", State{}, fmt.Errorf("line 3: %q is not a content hash (64 hex digits)", recorded)
+		}
+		return string(o), State{Serial: soa.Serial, Hash: string(recorded)}, nil
+	}
 	z := &Zone{Origin: string(o), TTL: uint32(ttl), SOA: soa}
 	h := sha256.New()
-	_, _ = h.Write(z.header(0))
+	_, _ = h.Write(z.header(0, ""))
 	if bytes.IndexByte(rest, '\t') < 0 {
 		_, _ = h.Write(rest)
 	} else { // an earlier release's file

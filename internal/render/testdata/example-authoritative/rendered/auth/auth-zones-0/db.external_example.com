@@ -1,6 +1,6 @@
 $ORIGIN example.com.
 $TTL 3600
-example.com. 3600 IN SOA ns1.example.com. hostmaster.example.com. 1 300 60 1209600 60
+example.com. 3600 IN SOA ns1.example.com. hostmaster.example.com. 1 300 60 1209600 60 ; content sha256:e231a179c98452ed1107f6cc281086c969ff8d969c900a7decbb8dc31ca2acf7
 example.com. 3600 IN A 198.51.100.10
 example.com. 3600 IN NS ns1.example.com.
 example.com. 3600 IN NS ns2.example.com.
