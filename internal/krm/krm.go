@@ -41,6 +41,10 @@ type Processor struct {
 	Mode Mode
 	// Rand is the source of new key material (crypto/rand by default).
 	Rand io.Reader
+	// stderr are the lines the last Run has for its orchestrator's stderr
+	// (Main writes them): kustomize shows a function's stderr, never its
+	// results.
+	stderr []string
 }
 
 var _ fn.ResourceListProcessor = &Processor{}
@@ -65,6 +69,8 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 	if p.Mode == RenderMode && !rs.HasErrors() {
 		// One info result per zone the render changes (kpt shows them).
 		rs = append(rs, pipeline.ZoneSummary(in.Previous, objs)...)
+		kustomize := rl.FunctionConfig != nil && rl.FunctionConfig.GetAnnotation(kustomizeFunctionAnnotation) != ""
+		rs = append(rs, p.freshNotice(kustomize, in.Previous, objs)...)
 	}
 	// Results describe this run only: a ResourceList that carries the
 	// results of an earlier run (our own output fed back) must not pile up.
@@ -101,6 +107,27 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 	}
 	rl.Items = items
 	return true, nil
+}
+
+// freshNotice is, under kustomize, a warning (on stderr too, once per
+// build) when the build had no previous output and made key material or
+// started serials at 1: kustomize never feeds a render its output back, so
+// every build does it again, silently otherwise.
+func (p *Processor) freshNotice(kustomize bool, prev []prior.Object, objs []render.Object) diag.Results {
+	p.stderr = nil
+	if !kustomize {
+		return nil
+	}
+	secrets, zones := pipeline.Fresh(prev, objs)
+	if secrets == 0 && zones == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("kustomize passes no previous output to bind-fn, so this build made new key material (%d Secrets) and started %d zone serials at 1, "+
+		"and the next build will again: applied, every build rotates the keys and sends serials back to 1, which secondaries holding a higher serial ignore. "+
+		"Import the keys from your secret store (BindTSIGKey spec.importExisting) and pin the serials (BindZone spec.soa.serial), "+
+		"or render with kpt or bind-fn render and build the rendered package (docs/state.md#kustomize)", secrets, zones)
+	p.stderr = append(p.stderr, "bind-fn: warning: "+msg)
+	return diag.Results{{Severity: diag.Warning, Message: msg}}
 }
 
 func (p *Processor) rand() io.Reader {

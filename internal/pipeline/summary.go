@@ -5,8 +5,11 @@ import (
 	"maps"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/mapkeys"
+	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/output"
 	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
@@ -81,4 +84,37 @@ func zoneConfigMaps(objs []prior.Object) []output.ConfigMap {
 		}
 	}
 	return out
+}
+
+// Fresh counts what a render without a previous output made afresh: the
+// Secrets of keys others use (TSIG keys, DNSSEC keys: imported keys are
+// not rendered; the rndc key never leaves the pods) and the zones whose
+// serial it started at 1 (read by the one reader, output.Read). With any
+// previous output both are 0: what it held was kept.
+func Fresh(prev []prior.Object, objs []render.Object) (secrets, zones int) {
+	if len(prev) > 0 {
+		return 0, 0
+	}
+	var cms []prior.Object
+	for _, o := range objs {
+		switch v := o.Obj.(type) {
+		case *corev1.Secret:
+			if c := v.Labels[objects.LabelComponent]; c == objects.ComponentTSIG || c == objects.ComponentDNSSECKeys {
+				secrets++
+			}
+		case *corev1.ConfigMap:
+			if p, ok := prior.ObjectOf(v); ok {
+				cms = append(cms, p)
+			}
+		}
+	}
+	all, _ := output.Read(zoneConfigMaps(cms))
+	for _, zs := range all {
+		for _, z := range zs {
+			if z.Serial == 1 && !z.Removed {
+				zones++
+			}
+		}
+	}
+	return secrets, zones
 }
