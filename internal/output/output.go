@@ -74,7 +74,10 @@ func ShardOf(name string) (cluster string, shard int, ok bool) {
 		return "", 0, false
 	}
 	n, ok := layout.ZonesShard(name[:i], name)
-	return name[:i], n, ok
+	if !ok {
+		return "", 0, false
+	}
+	return name[:i], n, true
 }
 
 // Shards are one cluster's zones ConfigMaps, as rendered.
