@@ -28,7 +28,7 @@ var (
 	editBlog = func(t *testing.T, dir string) { // example.com (view external)
 		pkgdir.Replace(t, filepath.Join(dir, "records.yaml"), `"198.51.100.30"`, `"198.51.100.31"`)
 	}
-	editSip = func(t *testing.T, dir string) { // example.com again, another record
+	editPhone = func(t *testing.T, dir string) { // example.com again, another record (sip)
 		pkgdir.Replace(t, filepath.Join(dir, "zones.yaml"), `"198.51.100.60"`, `"198.51.100.61"`)
 	}
 )
@@ -120,7 +120,7 @@ func TestStateMerges(t *testing.T) {
 		repo := filepath.Join(t.TempDir(), "repo")
 		pkgdir.Copy(t, base, repo)
 		branch(t, repo, "blog", editBlog)
-		branch(t, repo, "sip", editSip)
+		branch(t, repo, "sip", editPhone)
 		out, err := git(t, repo, "merge", "--no-edit", "blog")
 		if err == nil {
 			t.Fatalf("git merge of two changes to one zone's serial did not conflict:\n%s", out)
@@ -148,7 +148,7 @@ func TestStateMerges(t *testing.T) {
 			}
 		}
 		// Resolved the documented way: either side, then render again.
-		want := combined(t, editBlog, editSip)
+		want := combined(t, editBlog, editPhone)
 		for _, side := range []string{"--ours", "--theirs"} {
 			t.Run(side, func(t *testing.T) {
 				mustGit(t, repo, "checkout", side, "--", zones)
