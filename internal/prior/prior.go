@@ -140,6 +140,8 @@ func (p *Previous) ZoneStates(c *model.Cluster) map[string]output.Zone {
 		return nil
 	}
 	p.readZones()
+	p.mu.Lock() // the legacy states are merged in once, maybe from several goroutines
+	defer p.mu.Unlock()
 	id := c.Namespace + "/" + c.Name
 	zs := p.zones[id]
 	if raw, ok := p.legacy[c.Namespace+"/"+layout.ConfigMapName(c.Name)]; ok {
@@ -153,6 +155,7 @@ func (p *Previous) ZoneStates(c *model.Cluster) map[string]output.Zone {
 			if _, ok := zs[file]; !ok {
 				if zs == nil {
 					zs = map[string]output.Zone{}
+					p.zones[id] = zs
 				}
 				zs[file] = z
 			}
