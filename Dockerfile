@@ -20,6 +20,9 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
 COPY . .
+# A release stamps its version (the Makefile's VERSION and REVISION); empty: "dev".
+ARG VERSION=
+ARG REVISION=
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     set -eu; \
     case "$TARGET" in \
@@ -30,7 +33,9 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
       *) echo "unknown TARGET=$TARGET (want fn-render, fn-validate, agent or composition)" >&2; exit 1 ;; \
     esac; \
     mkdir -p /out; \
-    CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags '-s -w' -o "/out/$bin" "$pkg"
+    v=git.unkin.net/unkin/bind-fn/internal/version; \
+    CGO_ENABLED=0 go build -trimpath -buildvcs=false \
+      -ldflags "-s -w${VERSION:+ -X $v.version=$VERSION}${REVISION:+ -X $v.revision=$REVISION}" -o "/out/$bin" "$pkg"
 
 FROM gcr.io/distroless/static:nonroot AS image-fn-render
 COPY --from=build /out/fn-render /fn-render

@@ -4,16 +4,22 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/alecthomas/kong"
 
 	"github.com/crossplane/function-sdk-go"
 	"github.com/crossplane/function-sdk-go/logging"
 
+	"git.unkin.net/unkin/bind-fn/internal/version"
 	"git.unkin.net/unkin/bind-fn/internal/xfn"
 )
 
 // CLI of the function.
 type CLI struct {
+	Version kong.VersionFlag `help:"Print the version and exit."`
+
 	Debug bool `help:"Emit debug logs in addition to info logs." short:"d"`
 
 	Network           string `default:"tcp"   help:"Network on which to listen for gRPC connections."`
@@ -37,7 +43,20 @@ func (c *CLI) Run() error {
 		function.MaxRecvMessageSize(c.MaxRecvMsgSize<<20))
 }
 
+// exitUsage is every bind-fn binary's exit code for a command line it
+// cannot parse.
+const exitUsage = 64
+
 func main() {
-	ctx := kong.Parse(&CLI{}, kong.Description("A Crossplane composition function that renders BIND 9 clusters."))
+	parser := kong.Must(&CLI{},
+		kong.Name("function-bind"),
+		kong.Description("A Crossplane composition function that renders BIND 9 clusters.\n\nExit codes: 0 stopped cleanly, 1 the server failed, 64 a usage error."),
+		kong.Vars{"version": version.Line("function-bind")})
+	ctx, err := parser.Parse(os.Args[1:])
+	if err != nil {
+		// One line and a hint, not the whole help.
+		fmt.Fprintf(os.Stderr, "function-bind: error: %v\nRun \"function-bind --help\" for usage.\n", err)
+		os.Exit(exitUsage)
+	}
 	ctx.FatalIfErrorf(ctx.Run())
 }

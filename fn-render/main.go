@@ -10,10 +10,15 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/krm"
 )
 
+const summary = "Render BIND 9 clusters: bind.unkin.net resources in, the StatefulSet, Services,\nConfigMaps and Secrets of each BindCluster out. On an error nothing changes."
+
 // krm.Main is fn.AsMain with a ResourceList codec that cuts the items (see
 // internal/krm/cut.go): the same protocol, a fraction of the memory.
 func main() {
-	if err := krm.Main(&krm.Processor{Mode: krm.RenderMode}); err != nil {
-		os.Exit(1)
+	if code, run := krm.Args("fn-render", summary, os.Args[1:], os.Stdout, os.Stderr); !run {
+		os.Exit(code)
+	}
+	if err := krm.Main(&krm.Processor{Mode: krm.RenderMode, Files: krm.PackageFile}); err != nil {
+		os.Exit(krm.ExitError)
 	}
 }

@@ -15,13 +15,18 @@ import (
 // records: about 10 % less CPU for about 30 % more peak RSS; BENCHMARKS.md).
 const gcPercent = 200
 
+const summary = "Validate bind.unkin.net resources: every problem reported at once, with its\nobject, field path and file; no item is ever changed."
+
 // krm.Main is fn.AsMain with a ResourceList codec that cuts the items (see
 // internal/krm/cut.go): the same protocol, a fraction of the memory.
 func main() {
+	if code, run := krm.Args("fn-validate", summary, os.Args[1:], os.Stdout, os.Stderr); !run {
+		os.Exit(code)
+	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(gcPercent)
 	}
-	if err := krm.Main(&krm.Processor{Mode: krm.ValidateMode}); err != nil {
-		os.Exit(1)
+	if err := krm.Main(&krm.Processor{Mode: krm.ValidateMode, Files: krm.PackageFile}); err != nil {
+		os.Exit(krm.ExitError)
 	}
 }

@@ -21,7 +21,7 @@ got=$(chroot "$r" dpkg-query -W -f '${Version}' bind9)
 img=${IMAGE_TOOL:-$root/bin/image}
 [ -x "$img" ] || (cd "$root" && go build -o "$img" ./hack/image)
 
-progs=(/usr/sbin/named /usr/sbin/rndc /usr/bin/named-checkconf /usr/bin/named-checkzone)
+progs=(/usr/sbin/named /usr/sbin/rndc /usr/bin/named-checkconf /usr/bin/named-checkzone /usr/bin/dig)
 declare -A files=([/etc/ld.so.cache]=1)
 for p in "${progs[@]}"; do
   while read -r a b c _; do

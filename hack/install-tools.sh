@@ -3,7 +3,7 @@
 # the tests run (hack/install-bind.sh: Debian's 9.18, and the 9.20 root as bin/bind-9.20).
 #   hack/install-tools.sh          everything `make test` needs
 #   hack/install-tools.sh kpt      only the named tools (`make example` needs kpt alone);
-#                                  names: bind kustomize controller-gen crossplane kpt external-dns
+#                                  names: bind kustomize controller-gen crossplane kpt kube-score external-dns
 # Idempotent and cache-friendly:
 #   - bin/<name> is kept while its stamp bin/.<name>.key matches the tool's key
 #     (a hash of tools/<name>/go.mod, go.sum, the build flags and the Go version);
@@ -18,8 +18,8 @@ mkdir -p "$bin" "$cache"
 
 only=("$@")
 for n in "${only[@]}"; do
-  case $n in bind|kustomize|controller-gen|staticcheck|crossplane|kpt|external-dns) ;;
-    *) echo "install-tools: unknown tool $n (bind kustomize controller-gen staticcheck crossplane kpt external-dns)" >&2; exit 2 ;;
+  case $n in bind|kustomize|controller-gen|staticcheck|crossplane|kpt|kube-score|external-dns) ;;
+    *) echo "install-tools: unknown tool $n (bind kustomize controller-gen staticcheck crossplane kpt kube-score external-dns)" >&2; exit 2 ;;
   esac
 done
 # wanted NAME: no names given (everything), or NAME is one of them.
@@ -73,6 +73,9 @@ pids=()
 wanted kustomize && { build kustomize sigs.k8s.io/kustomize/kustomize/v5 & pids+=($!); }
 wanted controller-gen && { build controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen & pids+=($!); }
 wanted staticcheck && { build staticcheck honnef.co/go/tools/cmd/staticcheck & pids+=($!); }
+# kube-score (TestKubeScore: the rendered examples' objects) is small enough
+# to build beside the small tools (~7 min on two busy cores, then cached).
+wanted kube-score && { build kube-score github.com/zegl/kube-score/cmd/kube-score & pids+=($!); }
 waitall
 wanted crossplane && { build crossplane github.com/crossplane/crossplane/v2/cmd/crank & pids+=($!); }
 wanted kpt && { GONOSUMDB=github.com/GoogleContainerTools/kpt build kpt github.com/GoogleContainerTools/kpt \

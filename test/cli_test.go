@@ -72,7 +72,7 @@ func checkRendered(t *testing.T, ex string, objs []object) {
 	if got := sts.Spec["replicas"]; got != want.replicas {
 		t.Errorf("StatefulSet replicas = %v, want %v", got, want.replicas)
 	}
-	for _, n := range []string{"Service/" + want.cluster, "Service/" + want.cluster + "-primary", "Service/" + want.cluster + "-headless", "PodDisruptionBudget/" + want.cluster, "Secret/" + want.cluster + "-rndc", "ConfigMap/" + want.cluster + "-zones-0"} {
+	for _, n := range []string{"Service/" + want.cluster, "Service/" + want.cluster + "-primary", "Service/" + want.cluster + "-headless", "PodDisruptionBudget/" + want.cluster, "Secret/" + want.cluster + "-keys", "ConfigMap/" + want.cluster + "-zones-0"} {
 		if _, ok := m[n]; !ok {
 			t.Errorf("missing %s in the output", n)
 		}
@@ -242,7 +242,7 @@ func TestKustomizeErrors(t *testing.T) {
 	// With `buildMetadata: [originAnnotations]` kustomize tells the
 	// transformer each object's file, and the result names it.
 	want := `[error] bind.unkin.net/v1alpha1/DNSRecord/dns/www spec.zoneRef: cannot resolve BindZone "example-org"`
-	if !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "(input.yaml#1)") {
+	if !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "(input.yaml, document 2)") {
 		t.Errorf("kustomize's stderr lacks the located result %q with its file:\n%s", want, stderr.String())
 	}
 	if stdout.Len() != 0 {

@@ -103,8 +103,8 @@ func TestCrossplaneClaimRender(t *testing.T) {
 			want, got := composedDocs(first), composedDocs(second)
 			delete(want, xfn.LegacyKind+"/auth-7xk2p")
 			delete(got, xfn.LegacyKind+"/auth-7xk2p")
-			if len(want) != 15 { // 12, and the agent's ServiceAccount, Role and RoleBinding
-				t.Fatalf("%d composed resources rendered, want 15", len(want))
+			if len(want) != 14 { // 11, and the agent's ServiceAccount, Role and RoleBinding
+				t.Fatalf("%d composed resources rendered, want 14", len(want))
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("a reconcile with the first render as observed state changed the desired state (-first +second):\n%s", diff)

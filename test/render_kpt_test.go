@@ -93,8 +93,8 @@ func TestRenderMatchesKpt(t *testing.T) {
 		if code != 1 {
 			t.Fatalf("bind-fn render of a bad package: exit %d, want 1\n%s", code, out)
 		}
-		if !strings.Contains(out, "[error]") || !strings.Contains(out, "(records.yaml#") {
-			t.Errorf("no located error result (file records.yaml) in:\n%s", out)
+		if want := "spec.values[0]: cannot parse value for type A: 198.51.100.300 is not an IPv4 address (records.yaml:35)"; !strings.Contains(out, "[error]") || !strings.Contains(out, want) {
+			t.Errorf("no error result located at the value's file:line (%q) in:\n%s", want, out)
 		}
 		if d := cmp.Diff(before, readPackage(t, dir)); d != "" {
 			t.Errorf("a failed render changed the package (-before +after):\n%s", d)

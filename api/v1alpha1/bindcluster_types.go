@@ -46,7 +46,11 @@ type BindClusterSpec struct {
 	// +optional
 	Agent *AgentSpec `json:"agent,omitempty"`
 
-	// Resources of the named container.
+	// Resources of the named container (named and the agent that runs it).
+	// Unset fields get defaults: a memory request that follows the zones'
+	// records and the recursive views, a memory limit of twice the
+	// request, a CPU request of 100m and no CPU limit (docs/resources.md).
+	// max-cache-size follows the memory limit.
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 
@@ -129,6 +133,22 @@ type BindClusterSpec struct {
 	// +optional
 	DNSSEC *DNSSECKeysSpec `json:"dnssec,omitempty"`
 
+	// Secrets says who makes the cluster's key Secrets. rendered (the
+	// default): bind-fn generates the material of every TSIG key not
+	// imported (the transfer key <cluster>-xfr-tsig included) and of the
+	// DNSSEC keys, and writes it into the package (<cluster>-keys holds
+	// the key statements the pods mount). external: the render writes no
+	// key material at all. Every TSIG key is then imported (as with
+	// importExisting), the cluster's own transfer key too, the DNSSEC
+	// keys come from spec.dnssec.publicKeys, and the pods mount the
+	// Secrets made elsewhere (External Secrets, SOPS, Vault); the render
+	// names each Secret it expects, with its data keys, in an info
+	// result (docs/security.md). A BindTSIGKey without clusterRef is
+	// shared by the namespace's clusters: if one of them is external, no
+	// cluster renders it.
+	// +optional
+	Secrets SecretsMode `json:"secrets,omitempty"`
+
 	// PodCIDRs and ServiceCIDRs are the cluster's pod and service address
 	// ranges; an input address inside them is flagged (it would churn).
 	// +optional
@@ -150,6 +170,16 @@ type BindClusterSpec struct {
 	// +optional
 	Replication *ReplicationSpec `json:"replication,omitempty"`
 }
+
+// SecretsMode says who makes a cluster's key Secrets.
+// +kubebuilder:validation:Enum=rendered;external
+type SecretsMode string
+
+// Secrets modes.
+const (
+	SecretsRendered SecretsMode = "rendered"
+	SecretsExternal SecretsMode = "external"
+)
 
 // ReplicationSpec makes a BindCluster a secondary cluster of another one (in
 // another Kubernetes cluster, rendered from the same package): its pod 0
@@ -223,6 +253,12 @@ type AgentSpec struct {
 	// MetricsPort serves /metrics, /status, /readyz (default 9119).
 	// +optional
 	MetricsPort int32 `json:"metricsPort,omitempty"`
+
+	// Resources of the install-agent init container, which copies the
+	// agent binary (default: requests 10m CPU and 32Mi, limit 64Mi). The
+	// agent itself runs in the named container: see spec.resources.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 }
 
 // ClusterServiceSpec tunes a rendered Service.

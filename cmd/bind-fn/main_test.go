@@ -172,12 +172,12 @@ func TestPlanBadInput(t *testing.T) {
 		"BadAddress": {
 			reason: "An A value that is no address: the render's located error.",
 			old:    `"198.51.100.30"`, new: `"198.51.100.300"`,
-			wantInErr: []string{"DNSRecord dns/blog (records.yaml", "spec.values[0]"},
+			wantInErr: []string{"DNSRecord dns/blog (records.yaml:35) spec.values[0]: cannot parse value for type A: 198.51.100.300 is not an IPv4 address"},
 		},
 		"DuplicateKey": {
 			reason: "A key set twice in a DNSRecord: fn-render refuses it (strict decoding), so plan must not plan the last value.",
 			old:    "  ttl: 60\n", new: "  ttl: 30\n  ttl: 60\n",
-			wantInErr: []string{"records.yaml: document 0: DNSRecord dns/shop: spec.ttl", `duplicate field "ttl"`},
+			wantInErr: []string{`records.yaml:12: DNSRecord dns/shop spec.ttl: cannot read object: duplicate field "ttl"`},
 		},
 	}
 	for name, tc := range cases {

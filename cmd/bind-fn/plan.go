@@ -2,9 +2,13 @@ package main
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
+	"git.unkin.net/unkin/bind-fn/internal/krm"
 	"git.unkin.net/unkin/bind-fn/internal/plan"
 )
 
@@ -54,6 +58,7 @@ func (c *PlanCmd) Run(out io.Writer) (int, error) {
 		sides, err = plan.Prepare(oldPkg, newPkg, rand.Reader)
 	}
 	if err != nil {
+		c.locate(err)
 		return 1, err
 	}
 	p, err := plan.Compare(sides.Old, sides.New)
@@ -84,4 +89,29 @@ func (c *PlanCmd) Run(out io.Writer) (int, error) {
 		return exitObjects, nil
 	}
 	return exitNoChange, nil
+}
+
+// locate sets the file:line of a failed render's results, read from the
+// directory the side came from (a git ref's files are not on disk: those
+// name the file and document).
+func (c *PlanCmd) locate(err error) {
+	var re *plan.RenderError
+	if !errors.As(err, &re) {
+		return
+	}
+	dir := c.Dir
+	if re.Side == "old" {
+		if c.Old == "" {
+			return
+		}
+		dir = c.Old
+	}
+	l := krm.Locator{Read: func(file string) ([]byte, bool) {
+		if !filepath.IsLocal(filepath.FromSlash(file)) {
+			return nil, false
+		}
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file)))
+		return b, err == nil
+	}}
+	l.Locate(re.Results)
 }

@@ -70,6 +70,9 @@ func (c *RenderCmd) Run(stderr io.Writer) (int, error) {
 		WrapBareSeqNode:    true,
 	}).Read()
 	if err != nil {
+		if serr := firstSyntaxError(dir); serr != nil {
+			return 1, serr
+		}
 		return 1, fmt.Errorf("cannot read the package %s: %w", c.Dir, err)
 	}
 	inputFiles, err := filesOf(resources)
@@ -140,7 +143,9 @@ func (c *RenderCmd) Run(stderr io.Writer) (int, error) {
 // encoding, the ids that carry comments over, the default paths), with the
 // function in-process instead of a container or an exec.
 func runFunction(name string, in []*kyaml.RNode, dir string, stderr io.Writer) ([]*kyaml.RNode, error) {
-	p := &krm.Processor{Mode: renderFunctions[name]}
+	// The functions read the package's files only to name the line of a
+	// result (krm.PackageFile, by the package-path annotation kpt sets).
+	p := &krm.Processor{Mode: renderFunctions[name], Files: krm.PackageFile}
 	var out []byte
 	f := &runtimeutil.FunctionFilter{
 		GlobalScope: true,
@@ -181,6 +186,44 @@ func runFunction(name string, in []*kyaml.RNode, dir string, stderr io.Writer) (
 		}
 	}
 	return res, nil
+}
+
+// firstSyntaxError is the first YAML syntax error of the package's files
+// (in name order), named by the file's path in the package and its line,
+// as bind-fn plan names it (krm.SyntaxError); nil if every file parses.
+func firstSyntaxError(dir string) error {
+	var first error
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || first != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !matchesKRM(d.Name()) {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		first = krm.SyntaxError(filepath.ToSlash(rel), b)
+		return nil
+	})
+	return first
+}
+
+func matchesKRM(name string) bool {
+	for _, g := range matchAllKRM {
+		if ok, _ := path.Match(g, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // filesOf is the set of files the resources live in (their path annotation).

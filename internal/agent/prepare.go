@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 )
@@ -67,17 +68,17 @@ func (a *Agent) prepare(cfg *layout.AgentConfigDoc, start bool) error {
 	return LinkAtomic(target, a.activeConf())
 }
 
+// writeImportedKey writes the key statement of a key Secret made outside
+// the render (importExisting, or spec.secrets external) from its mount:
+// `secret` (base64), optional `algorithm` and `keyName`, the format of the
+// Secrets bind-fn renders. The statement goes through KeyStatement, which
+// checks the name, the algorithm and the base64, so nothing in a Secret is
+// pasted into named.conf. A keyName other than the one the config refers
+// to is refused: named would load a key nothing uses, and every transfer
+// or update signed with the configured name would fail.
 func (a *Agent) writeImportedKey(k layout.ImportedKey) error {
 	dir := filepath.Join(a.opt.KeysDir, k.Secret)
-	secret, err := os.ReadFile(filepath.Join(dir, "secret"))
-	if err != nil {
-		return fmt.Errorf("cannot read key %q from Secret %q: %w", k.KeyName, k.Secret, err)
-	}
-	alg := k.Algorithm
-	if b, err := os.ReadFile(filepath.Join(dir, "algorithm")); err == nil && len(trimSpace(b)) > 0 {
-		alg = string(trimSpace(b))
-	}
-	text, err := KeyStatement(Key{Name: k.KeyName, Algorithm: alg, Secret: string(trimSpace(secret))})
+	text, err := importedKeyStatement(dir, k)
 	if err != nil {
 		//lint:ignore ST1005 the message starts with the Kubernetes kind "Secret"
 		return fmt.Errorf("Secret %q: %w", k.Secret, err)
@@ -93,6 +94,31 @@ func (a *Agent) writeImportedKey(k layout.ImportedKey) error {
 		return a.chown(include)
 	}
 	return nil
+}
+
+// importedKeyStatement reads a key Secret's mount in dir and returns the
+// checked key statement of k.
+func importedKeyStatement(dir string, k layout.ImportedKey) (string, error) {
+	secret, err := os.ReadFile(filepath.Join(dir, "secret"))
+	if err != nil {
+		return "", fmt.Errorf("cannot read key %q: %w (the Secret needs a data key \"secret\": the key material in base64)", k.KeyName, err)
+	}
+	alg := k.Algorithm
+	if b, err := os.ReadFile(filepath.Join(dir, "algorithm")); err == nil && len(trimSpace(b)) > 0 {
+		alg = string(trimSpace(b))
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "keyName")); err == nil && len(trimSpace(b)) > 0 {
+		if got := string(trimSpace(b)); !sameKeyName(got, k.KeyName) {
+			return "", fmt.Errorf("keyName %q is not the key %q the config uses: set keyName to %q, or remove it", got, k.KeyName, k.KeyName)
+		}
+	}
+	return KeyStatement(Key{Name: k.KeyName, Algorithm: alg, Secret: string(trimSpace(secret))})
+}
+
+// sameKeyName compares key names as BIND does: domain names, case and the
+// trailing dot aside.
+func sameKeyName(a, b string) bool {
+	return strings.EqualFold(strings.TrimSuffix(a, "."), strings.TrimSuffix(b, "."))
 }
 
 func trimSpace(b []byte) []byte {

@@ -8,12 +8,16 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"git.unkin.net/unkin/bind-fn/internal/version"
 )
 
 // Status is what /status reports.
 type Status struct {
-	Role    Role `json:"role"`
-	Ordinal int  `json:"ordinal"`
+	// Version is the agent's build (internal/version): "v0.4.0", "dev".
+	Version string `json:"version"`
+	Role    Role   `json:"role"`
+	Ordinal int    `json:"ordinal"`
 	// AppliedConfigHash is the hash of the mounted config, keys and zones
 	// that named last accepted.
 	AppliedConfigHash string       `json:"appliedConfigHash"`
@@ -102,7 +106,7 @@ func (s *State) SetExtraMetrics(f func(ctx context.Context, w *strings.Builder))
 
 // NewState returns an empty state for role.
 func NewState(role Role, ordinal int) *State {
-	s := &State{st: Status{Role: role, Ordinal: ordinal, Peers: []PeerStatus{}}, metrics: newMetrics()}
+	s := &State{st: Status{Version: version.Get().Version, Role: role, Ordinal: ordinal, Peers: []PeerStatus{}}, metrics: newMetrics()}
 	return s
 }
 

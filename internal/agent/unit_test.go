@@ -425,8 +425,8 @@ func TestStateEndpoints(t *testing.T) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
 	}
-	if _, body := get("/status"); !strings.Contains(body, `"role": "primary"`) {
-		t.Errorf("/status = %s", body)
+	if _, body := get("/status"); !strings.Contains(body, `"role": "primary"`) || !strings.Contains(body, `"version": "dev"`) {
+		t.Errorf("/status lacks the role or the build's version (dev in a test binary) = %s", body)
 	}
 }
 

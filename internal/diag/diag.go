@@ -48,8 +48,26 @@ type Source struct {
 	Ref ObjectRef
 	// File is the config.kubernetes.io/path (or internal.config...) annotation.
 	File string
-	// Index is the object's index in File.
+	// Index is the object's index in File (its YAML document, from 0).
 	Index int
+	// Line is the line in File of the result's field (or of the object),
+	// from 1; 0 when unknown. Only an adapter that can read File sets it.
+	Line int
+}
+
+// Location is where a user finds the problem: "file:line" when the line is
+// known, else "file" for a file's first object and "file, document N",
+// counting from 1, for a later one; "" when no file is known.
+func (s Source) Location() string {
+	switch {
+	case s.File == "":
+		return ""
+	case s.Line > 0:
+		return fmt.Sprintf("%s:%d", s.File, s.Line)
+	case s.Index > 0:
+		return fmt.Sprintf("%s, document %d", s.File, s.Index+1)
+	}
+	return s.File
 }
 
 // Result is one problem.
@@ -66,12 +84,8 @@ func (r Result) String() string {
 	b.WriteString(string(r.Severity))
 	b.WriteString(": ")
 	b.WriteString(r.Source.Ref.String())
-	if r.Source.File != "" {
-		fmt.Fprintf(&b, " (%s", r.Source.File)
-		if r.Source.Index > 0 {
-			fmt.Fprintf(&b, "#%d", r.Source.Index)
-		}
-		b.WriteString(")")
+	if loc := r.Source.Location(); loc != "" {
+		fmt.Fprintf(&b, " (%s)", loc)
 	}
 	if r.Field != "" {
 		b.WriteString(" ")

@@ -93,7 +93,9 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 	}
 	var pin pipeline.Input
 	var rs diag.Results
+	dirs := map[string]string{}
 	for _, it := range items {
+		it.hdr.addDir(dirs)
 		it.role = classify(&pin, &rs, &it.hdr, func() ([]byte, error) { return it.json, nil })
 		if it.role != input {
 			it.json = nil // only inputs need it past here
@@ -114,6 +116,7 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 		rs = append(rs, pipeline.ZoneSummary(pin.Previous, objs)...)
 		rs = append(rs, p.freshNotice(kustomize, pin.Previous, objs)...)
 	}
+	p.locate(rs, dirs)
 	var results fn.Results
 	for _, res := range rs {
 		results = append(results, toResult(res))

@@ -28,6 +28,16 @@ func (h *header) id() string {
 	return idString(h.APIVersion, h.Kind, h.Metadata.Namespace, h.Metadata.Name)
 }
 
+// addDir records the package directory of h's file (kpt's package-path
+// annotation), for locations.
+func (h *header) addDir(dirs map[string]string) {
+	if d := h.Metadata.Annotations[pkgPathAnnotation]; d != "" {
+		if src := h.source(); src.File != "" {
+			dirs[src.File] = d
+		}
+	}
+}
+
 func (h *header) source() diag.Source {
 	return sourceOf(diag.ObjectRef{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Metadata.Namespace, Name: h.Metadata.Name}, h.Metadata.Annotations)
 }

@@ -45,6 +45,10 @@ type Processor struct {
 	// (Main writes them): kustomize shows a function's stderr, never its
 	// results.
 	stderr []string
+	// Files, when set, reads an item's file (its path annotation under its
+	// package-path annotation) so that errors and warnings name their line
+	// (PackageFile). Nil: results name the file and document only.
+	Files func(dir, path string) ([]byte, bool)
 }
 
 var _ fn.ResourceListProcessor = &Processor{}
@@ -56,9 +60,11 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 	var in pipeline.Input
 	var rs diag.Results
 	roles := make([]role, len(rl.Items))
+	dirs := map[string]string{}
 	for i, o := range rl.Items {
 		h := headerOf(o)
 		roles[i] = classify(&in, &rs, &h, func() ([]byte, error) { return decodeJSON([]byte(o.String())) })
+		h.addDir(dirs)
 	}
 	if fc := rl.FunctionConfig; fc != nil {
 		h := headerOf(fc)
@@ -72,6 +78,7 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 		kustomize := rl.FunctionConfig != nil && rl.FunctionConfig.GetAnnotation(kustomizeFunctionAnnotation) != ""
 		rs = append(rs, p.freshNotice(kustomize, in.Previous, objs)...)
 	}
+	p.locate(rs, dirs)
 	// Results describe this run only: a ResourceList that carries the
 	// results of an earlier run (our own output fed back) must not pile up.
 	rl.Results = nil
@@ -128,6 +135,22 @@ func (p *Processor) freshNotice(kustomize bool, prev []prior.Object, objs []rend
 		"or render with kpt or bind-fn render and build the rendered package (docs/state.md#kustomize)", secrets, zones)
 	p.stderr = append(p.stderr, "bind-fn: warning: "+msg)
 	return diag.Results{{Severity: diag.Warning, Message: msg}}
+}
+
+// locate sets the lines of rs from the items' files, when p can read them;
+// dirs is each file's package directory.
+func (p *Processor) locate(rs diag.Results, dirs map[string]string) {
+	if p.Files == nil || len(rs) == 0 {
+		return
+	}
+	l := Locator{Read: func(file string) ([]byte, bool) {
+		dir, ok := dirs[file]
+		if !ok {
+			return nil, false
+		}
+		return p.Files(dir, file)
+	}}
+	l.Locate(rs)
 }
 
 func (p *Processor) rand() io.Reader {
@@ -259,19 +282,10 @@ func toResult(r diag.Result) *fn.Result {
 	if r.Source.File != "" {
 		out.File = &fn.File{Path: r.Source.File, Index: r.Source.Index}
 		// kpt prints resourceRef, field and message, never file: name the
-		// file in the message so a user finds the line.
-		out.Message = fmt.Sprintf("%s (%s)", r.Message, fileRef(r.Source))
+		// file (and line, when known) in the message so a user finds it.
+		out.Message = fmt.Sprintf("%s (%s)", r.Message, r.Source.Location())
 	}
 	return out
-}
-
-// fileRef is "file" or, for the second and later object of a file,
-// "file#index".
-func fileRef(src diag.Source) string {
-	if src.Index > 0 {
-		return fmt.Sprintf("%s#%d", src.File, src.Index)
-	}
-	return src.File
 }
 
 func toKubeObject(o render.Object) (*fn.KubeObject, error) {

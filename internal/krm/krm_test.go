@@ -92,7 +92,7 @@ func TestOperatorManifests(t *testing.T) {
 	sort.Strings(kinds)
 	want := []string{
 		"ConfigMap/auth-config", "ConfigMap/auth-zones-0", "PodDisruptionBudget/auth", "Role/auth-agent", "RoleBinding/auth-agent",
-		"Secret/auth-keys", "Secret/auth-rndc", "Secret/externaldns-key-tsig", "Service/auth", "Service/auth-headless", "Service/auth-primary",
+		"Secret/auth-keys", "Secret/externaldns-key-tsig", "Service/auth", "Service/auth-headless", "Service/auth-primary",
 		"ServiceAccount/auth-agent", "StatefulSet/auth",
 	}
 	if diff := cmp.Diff(want, kinds); diff != "" {

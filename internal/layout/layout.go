@@ -29,7 +29,8 @@ const (
 	ServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 	// KeysDir holds one mount per TSIG key Secret: KeysDir/<secret>/{key.conf,secret,...}.
 	KeysDir = "/etc/bind-fn/keys"
-	// RNDCDir is the mount of the <cluster>-rndc Secret (rndc.key).
+	// RNDCDir is where earlier renders mounted a <cluster>-rndc Secret
+	// (rndc.key); the agent copies a key found there, else makes its own.
 	RNDCDir = "/etc/bind-fn/rndc"
 	// RunDir is the agent's writable runtime directory (emptyDir): the server
 	// lists it resolves, key includes for imported Secrets, the active
@@ -109,6 +110,8 @@ func ConfigMapName(cluster string) string { return cluster + "-config" }
 func ZonesConfigMapName(cluster string, shard int) string {
 	return fmt.Sprintf("%s-zones-%d", cluster, shard)
 }
+
+// RNDCSecretName is the rndc Secret earlier renders wrote (no longer rendered).
 func RNDCSecretName(cluster string) string      { return cluster + "-rndc" }
 func HeadlessServiceName(cluster string) string { return cluster + "-headless" }
 func PrimaryServiceName(cluster string) string  { return cluster + "-primary" }
@@ -260,13 +263,13 @@ type ViewKey struct {
 	KeyFile string `json:"keyFile"`
 }
 
-// RNDCKeyInclude is the rndc key file the rendered named.conf includes: the
-// mounted rndc Secret's rndc.key (the render always makes that Secret), its
-// key named RNDCKeyName. The agent copies it at start to RunDir/rndc.key (or,
-// with no Secret mounted, writes a key it generates there), the file its
-// rndc client key is made from; a named.conf not rendered by bind-fn may
-// include that copy instead (agent/README.md).
-func RNDCKeyInclude() string { return path.Join(RNDCDir, RNDCKeyFile) }
+// RNDCKeyInclude is the rndc key file the rendered named.conf includes:
+// RunDir/rndc.key, key RNDCKeyName, which the agent writes before named
+// starts from crypto/rand (kept across container restarts: RunDir is the
+// pod's emptyDir), so the key never leaves the pod and no Secret holds it.
+// A pod that still mounts an rndc Secret at RNDCDir (renders before this
+// one) gets a copy of that key there instead.
+func RNDCKeyInclude() string { return path.Join(RunDir, RNDCKeyFile) }
 
 // AgentStateFile is where the agent records the RRsets it owns in dynamic
 // zones (so it can remove them when they are no longer desired).

@@ -300,6 +300,13 @@ func GoneIn920() []string { return slices.Sorted(maps.Keys(goneIn920)) }
 // string that holds ; { or }, or one option set twice is a located error.
 // The statements are sorted by name.
 func ParseExtraOptions(src diag.Source, entries []string, rs *diag.Results) []nc.Stmt {
+	out, _ := parseExtraOptions(src, entries, rs)
+	return out
+}
+
+// parseExtraOptions is ParseExtraOptions, and the index of the entry that
+// set each option (for errors found later, about its value).
+func parseExtraOptions(src diag.Source, entries []string, rs *diag.Results) ([]nc.Stmt, map[string]int) {
 	var out []nc.Stmt
 	seen := map[string]int{}
 	for i, text := range entries {
@@ -358,7 +365,7 @@ func ParseExtraOptions(src diag.Source, entries []string, rs *diag.Results) []nc
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
-	return out
+	return out, seen
 }
 
 // optionRange is what BIND 9.18 and 9.20 accept for a numeric or duration

@@ -44,6 +44,11 @@ type Cluster struct {
 	HasViews bool
 	// ExtraOptions are spec.extraOptions, parsed and checked, sorted by name.
 	ExtraOptions []nc.Stmt
+	// extraIndex is the spec.extraOptions entry that set each option.
+	extraIndex map[string]int
+	// Resources are the containers' resources, defaults applied, and the
+	// cache size they leave named.
+	Resources Resources
 	// The spec's lists, parsed (bad elements reported and left out):
 	// AllowRecursion has its default (localnets, localhost) when empty.
 	AllowQuery, AllowRecursion, RateLimitExempt AML
@@ -52,6 +57,17 @@ type Cluster struct {
 	// (sorted by name) on every cluster that feeds secondary clusters.
 	Upstream    *Upstream
 	Downstreams []*Downstream
+}
+
+// ExternalSecrets reports spec.secrets external: the render writes no key
+// material; every key Secret is made elsewhere.
+func (c *Cluster) ExternalSecrets() bool { return c.Spec.Secrets == v1alpha1.SecretsExternal }
+
+// DNSSECImported reports that the cluster's DNSSEC keys are made
+// elsewhere (spec.dnssec.importExisting, or spec.secrets external): the
+// render reads their public halves from spec.dnssec.publicKeys.
+func (c *Cluster) DNSSECImported() bool {
+	return c.ExternalSecrets() || c.Spec.DNSSEC != nil && c.Spec.DNSSEC.ImportExisting
 }
 
 // ACL is a named address match list.
@@ -69,8 +85,13 @@ type Key struct {
 	KeyName    string
 	Algorithm  string
 	SecretName string
-	Import     bool
-	Template   *v1alpha1.SecretMetadata
+	// Import: the Secret is made elsewhere (spec.importExisting, or a
+	// cluster in whose scope the key is has spec.secrets external).
+	Import bool
+	// External: imported only because a cluster has spec.secrets external
+	// (not spec.importExisting).
+	External bool
+	Template *v1alpha1.SecretMetadata
 	// Internal marks a key the function made up (a view's transfer key when
 	// no catalog names one); Src is then the cluster's.
 	Internal bool

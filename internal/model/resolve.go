@@ -29,6 +29,7 @@ func Build(s *Set) ([]*Cluster, diag.Results) {
 	out := make([]*Cluster, 0, len(b.clusters))
 	for _, c := range b.clusters {
 		b.finish(c)
+		ResolveResources(c, &b.rs)
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -122,7 +123,7 @@ func (b *builder) clustersPass() {
 			spec.DNSSECValidation = "auto"
 		}
 		c := &Cluster{Src: o.Src, Name: k.name, Namespace: k.ns, Spec: spec}
-		c.ExtraOptions = ParseExtraOptions(o.Src, spec.ExtraOptions, &b.rs)
+		c.ExtraOptions, c.extraIndex = parseExtraOptions(o.Src, spec.ExtraOptions, &b.rs)
 		c.AllowQuery = parseAML(&b.rs, o.Src, "spec.allowQuery", spec.AllowQuery)
 		rec := spec.AllowRecursion
 		if len(rec) == 0 {
@@ -184,6 +185,9 @@ func (b *builder) scopedPass() {
 		}
 		for _, c := range b.inScope(o.Src, sp.ClusterRef) {
 			addScoped(b.keys, c, o.Src.Ref.Name, k)
+			if c.ExternalSecrets() && !k.Import {
+				k.Import, k.External = true, true
+			}
 		}
 	}
 	for _, o := range b.set.ACLs {
@@ -314,7 +318,7 @@ func (b *builder) catalogsPass() {
 			if v.Name != "" {
 				name = c.Name + "-" + v.Name + "-xfr"
 			}
-			v.TransferKey = &Key{Src: c.Src, KeyName: name, Algorithm: DefaultAlgorithm, SecretName: layout.TransferKeySecretName(c.Name, v.Name), Internal: true}
+			v.TransferKey = &Key{Src: c.Src, KeyName: name, Algorithm: DefaultAlgorithm, SecretName: layout.TransferKeySecretName(c.Name, v.Name), Internal: true, Import: c.ExternalSecrets(), External: c.ExternalSecrets()}
 		}
 	}
 }

@@ -45,8 +45,18 @@ func defaulted(sp v1alpha1.BindClusterSpec) v1alpha1.BindClusterSpec {
 
 // minimalCluster has no namespace (kustomize sets it later) and defaults only.
 func minimalCluster() *model.Cluster {
-	return &model.Cluster{Src: src("dns"), Name: "dns", Spec: defaulted(v1alpha1.BindClusterSpec{}),
-		Views: []*model.View{{Name: ""}}}
+	return withResources(&model.Cluster{Src: src("dns"), Name: "dns", Spec: defaulted(v1alpha1.BindClusterSpec{}),
+		Views: []*model.View{{Name: ""}}})
+}
+
+// withResources applies the model's resource defaults, as model.Build does.
+func withResources(c *model.Cluster) *model.Cluster {
+	var rs diag.Results
+	model.ResolveResources(c, &rs)
+	if rs.HasErrors() {
+		panic(rs)
+	}
+	return c
 }
 
 // fullCluster sets every field the builders read.
@@ -86,7 +96,7 @@ func fullCluster() *model.Cluster {
 			{Name: "external", Order: 20, MatchClients: []string{"any"}},
 		},
 	}
-	return c
+	return withResources(c)
 }
 
 func fullPlan() PodPlan {
@@ -99,9 +109,9 @@ func fullPlan() PodPlan {
 }
 
 func hiddenCluster() *model.Cluster {
-	return &model.Cluster{Src: src("hidden"), Name: "hidden", Namespace: "dns-system",
+	return withResources(&model.Cluster{Src: src("hidden"), Name: "hidden", Namespace: "dns-system",
 		Spec:  defaulted(v1alpha1.BindClusterSpec{Replicas: 3, HiddenPrimary: true}),
-		Views: []*model.View{{Name: ""}}}
+		Views: []*model.View{{Name: ""}}})
 }
 
 // docs renders objects as one multi-document YAML stream.

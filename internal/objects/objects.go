@@ -41,8 +41,11 @@ const (
 	ComponentConfig  = "config"  // named.conf / agent.json ConfigMap
 	ComponentZones   = "zones"   // zone file ConfigMap shards
 	ComponentTSIG    = "tsig-key"
-	ComponentRNDC    = "rndc-key"
-	ComponentKeys    = "keys"
+	// ComponentRNDC marked the <cluster>-rndc Secret that earlier renders
+	// wrote; it is still recognised as the function's own output, so a
+	// package rendered before is cleaned of it.
+	ComponentRNDC = "rndc-key"
+	ComponentKeys = "keys"
 )
 
 // Labels returns the managed labels of an object of the cluster.

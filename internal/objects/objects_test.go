@@ -73,10 +73,10 @@ func TestGolden(t *testing.T) {
 			objs:   func() []any { return []any{PodDisruptionBudget(fullCluster())} },
 		},
 		"full/secrets.yaml": {
-			reason: "TSIG Secret with template metadata (managed labels win), internal transfer key, rndc",
+			reason: "TSIG Secret with template metadata (managed labels win), internal transfer key",
 			objs: func() []any {
 				c := fullCluster()
-				return []any{TSIGSecret(c, tsig, material(64)), TSIGSecret(c, xfr, material(32)), RNDCSecret(c, material(32))}
+				return []any{TSIGSecret(c, tsig, material(64)), TSIGSecret(c, xfr, material(32))}
 			},
 		},
 		"hidden/statefulset.yaml": {
@@ -112,7 +112,7 @@ func TestDeterminism(t *testing.T) {
 		k := &model.Key{KeyName: "k", Algorithm: "hmac-sha256", SecretName: "k-tsig",
 			Template: &v1alpha1.SecretMetadata{Labels: map[string]string{"a": "1", "b": "2", "c": "3"}}}
 		return docs(t, StatefulSet(c, fullPlan()), HeadlessService(c), PrimaryService(c), ServeService(c),
-			PodDisruptionBudget(c), RNDCSecret(c, material(32)), TSIGSecret(c, k, material(32)),
+			PodDisruptionBudget(c), TSIGSecret(c, k, material(32)),
 			ConfigMap(c, "x", ComponentZones, map[string]string{"z": "1", "a": "2", "m": "3"}, map[string]string{"q": "1", "b": "2"}))
 	}
 	first := build()
@@ -170,10 +170,10 @@ func TestPodMounts(t *testing.T) {
 		want   map[string]string // mount path -> volume name
 	}{
 		"Minimal": {
-			reason: "config and four optional shard slots mounted under MountedDir, the directories the agent lays them into, the keys Secret, rndc, the optional DNSSEC key Secret, run, data, agent-bin, the API token",
+			reason: "config and four optional shard slots mounted under MountedDir, the directories the agent lays them into, the keys Secret, the optional DNSSEC key Secret, run, data, agent-bin, the API token; no rndc Secret (the agent makes the key)",
 			c:      minimalCluster(),
 			want: map[string]string{
-				layout.MountedConfigDir: VolumeConfig, layout.RNDCDir: VolumeRNDC, layout.RunDir: VolumeRun,
+				layout.MountedConfigDir: VolumeConfig, layout.RunDir: VolumeRun,
 				layout.DataDir: VolumeData, layout.AgentBinDir: VolumeAgentBin, layout.DNSSECDir: VolumeDNSSEC,
 				layout.ConfigDir: VolumeConfigLive, layout.ZonesDir: VolumeZonesLive, layout.ServiceAccountDir: VolumeAPIToken,
 				layout.MountedZonesDir + "/0": "zones-0", layout.MountedZonesDir + "/1": "zones-1",
@@ -186,7 +186,7 @@ func TestPodMounts(t *testing.T) {
 			c:      fullCluster(),
 			plan:   fullPlan(),
 			want: map[string]string{
-				layout.MountedConfigDir: VolumeConfig, layout.RNDCDir: VolumeRNDC, layout.RunDir: VolumeRun,
+				layout.MountedConfigDir: VolumeConfig, layout.RunDir: VolumeRun,
 				layout.DataDir: VolumeData, layout.AgentBinDir: VolumeAgentBin, layout.DNSSECDir: VolumeDNSSEC,
 				layout.ConfigDir: VolumeConfigLive, layout.ZonesDir: VolumeZonesLive, layout.ServiceAccountDir: VolumeAPIToken,
 				layout.MountedZonesDir + "/0": "zones-0", layout.MountedZonesDir + "/1": "zones-1",
@@ -195,6 +195,24 @@ func TestPodMounts(t *testing.T) {
 				filepath.Dir(layout.KeyFile("ddns-tsig", "x")):                 KeyVolumeName("ddns-tsig"),
 				filepath.Dir(layout.KeyFile("ns-xfr-tsig", "x")):               KeyVolumeName("ns-xfr-tsig"),
 				filepath.Dir(layout.KeyFile("xfr.internal.tsig", "x")):         KeyVolumeName("xfr.internal.tsig"),
+			},
+		},
+		"ExternalSecrets": {
+			reason: "spec.secrets external: no keys Secret, every key Secret mounted at KeysDir/<secret>",
+			c: func() *model.Cluster {
+				c := minimalCluster()
+				c.Spec.Secrets = v1alpha1.SecretsExternal
+				return c
+			}(),
+			plan: PodPlan{KeySecrets: []string{"ns-xfr-tsig", "ddns-tsig"}},
+			want: map[string]string{
+				layout.MountedConfigDir: VolumeConfig, layout.RunDir: VolumeRun,
+				layout.DataDir: VolumeData, layout.AgentBinDir: VolumeAgentBin, layout.DNSSECDir: VolumeDNSSEC,
+				layout.ConfigDir: VolumeConfigLive, layout.ZonesDir: VolumeZonesLive, layout.ServiceAccountDir: VolumeAPIToken,
+				layout.MountedZonesDir + "/0": "zones-0", layout.MountedZonesDir + "/1": "zones-1",
+				layout.MountedZonesDir + "/2": "zones-2", layout.MountedZonesDir + "/3": "zones-3",
+				filepath.Dir(layout.KeyFile("ddns-tsig", "x")):   KeyVolumeName("ddns-tsig"),
+				filepath.Dir(layout.KeyFile("ns-xfr-tsig", "x")): KeyVolumeName("ns-xfr-tsig"),
 			},
 		},
 	}
@@ -352,13 +370,13 @@ func TestNamespace(t *testing.T) {
 	c := minimalCluster()
 	k := &model.Key{KeyName: "k", SecretName: "k-tsig"}
 	y := docs(t, StatefulSet(c, PodPlan{}), HeadlessService(c), PrimaryService(c), ServeService(c),
-		PodDisruptionBudget(c), RNDCSecret(c, material(32)), TSIGSecret(c, k, material(32)), ConfigMap(c, "x", ComponentConfig, nil, nil))
+		PodDisruptionBudget(c), TSIGSecret(c, k, material(32)), ConfigMap(c, "x", ComponentConfig, nil, nil))
 	if bytes.Contains(y, []byte("namespace:")) {
 		t.Errorf("an object carries a namespace though the cluster has none:\n%s", y)
 	}
 	c.Namespace = "dns-system"
 	for _, o := range []any{StatefulSet(c, PodPlan{}), HeadlessService(c), PrimaryService(c), ServeService(c),
-		PodDisruptionBudget(c), RNDCSecret(c, material(32)), TSIGSecret(c, k, material(32)), ConfigMap(c, "x", ComponentConfig, nil, nil)} {
+		PodDisruptionBudget(c), TSIGSecret(c, k, material(32)), ConfigMap(c, "x", ComponentConfig, nil, nil)} {
 		m, err := ToMap(o)
 		if err != nil {
 			t.Fatal(err)
@@ -425,12 +443,12 @@ func TestTSIGSecret(t *testing.T) {
 	}
 }
 
-// TestKeyFilesCheckconf runs named-checkconf over a generated key.conf and
-// rndc.key: BIND must accept what the agent includes.
+// TestKeyFilesCheckconf runs named-checkconf over a generated key.conf of
+// every algorithm: BIND must accept what the pods include.
 func TestKeyFilesCheckconf(t *testing.T) {
 	c := minimalCluster()
 	dir := t.TempDir()
-	files := map[string][]byte{"rndc.key": RNDCSecret(c, material(32)).Data[layout.RNDCKeyFile]}
+	files := map[string][]byte{}
 	for _, alg := range vocab.TSIGNames() {
 		a, _ := vocab.TSIGByName(alg)
 		n := a.Size
@@ -456,7 +474,7 @@ func TestKeyFilesCheckconf(t *testing.T) {
 func TestUndefaultedCluster(t *testing.T) {
 	c := &model.Cluster{Name: "x", Spec: v1alpha1.BindClusterSpec{Storage: &v1alpha1.StorageSpec{Size: "not-a-size"}}}
 	sts := StatefulSet(c, PodPlan{})
-	_ = docs(t, sts, HeadlessService(c), PrimaryService(c), ServeService(c), PodDisruptionBudget(c), RNDCSecret(c, nil), ConfigMap(c, "x", ComponentConfig, nil, nil))
+	_ = docs(t, sts, HeadlessService(c), PrimaryService(c), ServeService(c), PodDisruptionBudget(c), ConfigMap(c, "x", ComponentConfig, nil, nil))
 	got := []string{
 		sts.Spec.Template.Spec.Containers[0].Image,
 		sts.Spec.Template.Spec.InitContainers[0].Image,

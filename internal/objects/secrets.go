@@ -12,7 +12,6 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
-	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 // Keys of a TSIG key Secret.
@@ -21,9 +20,6 @@ const (
 	SecretKeyKeyName   = "keyName"
 	SecretKeySecret    = "secret"
 )
-
-// RNDCAlgorithm is the algorithm of the rndc control key.
-const RNDCAlgorithm = vocab.DefaultTSIG
 
 // KeyConf renders a named.conf key statement:
 //
@@ -102,19 +98,5 @@ func filesSecret(c *model.Cluster, name, component string, files map[string][]by
 		ObjectMeta: objectMeta(c, name, component, nil, nil),
 		Type:       corev1.SecretTypeOpaque,
 		Data:       maps.Clone(files),
-	}
-}
-
-// RNDCSecret is the <cluster>-rndc Secret: rndc.key holds the
-// `key "bind-fn-rndc"` statement (hmac-sha256) that both named's controls
-// and rndc include.
-func RNDCSecret(c *model.Cluster, secret []byte) *corev1.Secret {
-	return &corev1.Secret{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: objectMeta(c, layout.RNDCSecretName(c.Name), ComponentRNDC, nil, nil),
-		Type:       corev1.SecretTypeOpaque,
-		Data: map[string][]byte{
-			layout.RNDCKeyFile: []byte(KeyConf(layout.RNDCKeyName, RNDCAlgorithm, secret)),
-		},
 	}
 }

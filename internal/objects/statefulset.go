@@ -48,7 +48,6 @@ const (
 	ContainerInstallAgent = "install-agent"
 
 	VolumeConfig   = "config"
-	VolumeRNDC     = "rndc"
 	VolumeKeys     = "keys"
 	VolumeRun      = "run"
 	VolumeData     = "data"
@@ -266,15 +265,8 @@ func installAgent(c *model.Cluster) corev1.Container {
 		Image:           agentImage(c),
 		ImagePullPolicy: c.Spec.ImagePullPolicy,
 		Command:         []string{"/bind-fn-agent", "copy-self", layout.AgentBin},
-		Resources: corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{
-				corev1.ResourceCPU:    resource.MustParse("10m"),
-				corev1.ResourceMemory: resource.MustParse("32Mi"),
-			},
-			Limits: corev1.ResourceList{
-				corev1.ResourceMemory: resource.MustParse("64Mi"),
-			},
-		},
+		// spec.agent.resources over the model's defaults.
+		Resources:                *c.Resources.InstallAgent.DeepCopy(),
 		SecurityContext:          sc,
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 		VolumeMounts:             []corev1.VolumeMount{{Name: VolumeAgentBin, MountPath: layout.AgentBinDir}},
@@ -300,7 +292,10 @@ func named(c *model.Cluster, p PodPlan, mounts []corev1.VolumeMount) corev1.Cont
 			{Name: PortDNSTCP, ContainerPort: layout.DNSPort, Protocol: corev1.ProtocolTCP},
 			{Name: PortMetrics, ContainerPort: c.MetricsPort(), Protocol: corev1.ProtocolTCP},
 		},
-		Resources: *c.Spec.Resources.DeepCopy(),
+		// spec.resources over the model's defaults: the memory request
+		// follows the zones' records and the recursive views
+		// (docs/resources.md).
+		Resources: *c.Resources.Named.DeepCopy(),
 		// The agent answers /healthz as soon as it runs; a big zone set may
 		// take minutes to load, which readiness (not liveness) waits for.
 		StartupProbe: &corev1.Probe{
@@ -373,15 +368,19 @@ func podVolumes(c *model.Cluster, p PodPlan) ([]corev1.Volume, []corev1.VolumeMo
 	}
 	// Every generated key lives in the one keys Secret; imported key
 	// Secrets are mounted one by one, under volume names derived from the
-	// Secret's name so that adding one does not rename the others.
-	add(secret(VolumeKeys, layout.KeysSecretName(c.Name)), path.Join(layout.KeysDir, layout.KeysSecretName(c.Name)), true)
+	// Secret's name so that adding one does not rename the others. With
+	// spec.secrets external every key is imported and there is no keys
+	// Secret: the kubelet starts the pod once every named Secret exists,
+	// and the agent writes each key statement from it (agent/prepare.go).
+	if !c.ExternalSecrets() {
+		add(secret(VolumeKeys, layout.KeysSecretName(c.Name)), path.Join(layout.KeysDir, layout.KeysSecretName(c.Name)), true)
+	}
 	keys := slices.Clone(p.KeySecrets)
 	sort.Strings(keys)
 	keys = slices.Compact(keys)
 	for _, name := range keys {
 		add(secret(KeyVolumeName(name), name), path.Join(layout.KeysDir, name), true)
 	}
-	add(secret(VolumeRNDC, layout.RNDCSecretName(c.Name)), layout.RNDCDir, true)
 	add(dnssecVolume(c), layout.DNSSECDir, true)
 	// The runtime directory holds small generated includes and the pid file.
 	add(corev1.Volume{Name: VolumeRun, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{

@@ -17,7 +17,7 @@ func TestEachResultOnce(t *testing.T) {
 		"apiVersion: bind.unkin.net/v1alpha1", "kind: BindACL", "metadata: {name: loop, namespace: dns}", "spec: {addresses: [loop, 10.1.2.3/8]}", "---",
 		"apiVersion: bind.unkin.net/v1alpha1", "kind: BindDNSSECPolicy", "metadata: {name: p, namespace: dns}",
 		"spec: {dnskeyTTL: P1H, keys: [{role: ksk, algorithm: ed25519}, {role: zsk}]}", "---",
-		"apiVersion: bind.unkin.net/v1alpha1", "kind: BindTSIGKey", "metadata: {name: k, namespace: dns}", "spec: {secretName: a-rndc}",
+		"apiVersion: bind.unkin.net/v1alpha1", "kind: BindTSIGKey", "metadata: {name: k, namespace: dns}", "spec: {secretName: a-keys}",
 	)))
 	if err != nil {
 		t.Fatal(err)

@@ -406,7 +406,12 @@ func (g *gen) clusterSpec(c *cluster, spec map[string]any) {
 		spec["imagePullPolicy"] = g.pick("Always", "IfNotPresent", "Never")
 	}
 	if g.chance(0.2) {
-		spec["agent"] = map[string]any{"resolveIntervalSeconds": 1 + g.r.IntN(60), "metricsPort": 9000 + g.r.IntN(1000)}
+		interval := 1 + g.r.IntN(60)
+		port := 9000 + g.r.IntN(1000)
+		spec["agent"] = map[string]any{"resolveIntervalSeconds": interval, "metricsPort": port}
+		if port%2 == 0 { // from the port, so that the draws of every other field stay as they were
+			spec["agent"].(map[string]any)["resources"] = map[string]any{"requests": map[string]any{"memory": "48Mi"}, "limits": map[string]any{"cpu": "200m"}}
+		}
 		if g.chance(0.5) {
 			spec["agent"].(map[string]any)["image"] = "git.unkin.net/unkin/bind-fn:v0.1.0"
 		}

@@ -153,7 +153,7 @@ func (p *Package) AddFile(name string, data []byte) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: document %d: %w", name, i, err)
+			return fileError(name, data, i, err)
 		}
 		if p.RenderedOnly && isInput(doc) {
 			continue
@@ -163,14 +163,17 @@ func (p *Package) AddFile(name string, data []byte) error {
 			// An input is read as fn-render reads it (strict: a key set
 			// twice is an error), so plan refuses what the render refuses.
 			if js, err = krm.DecodeJSON(doc); err != nil {
-				return inputError(name, i, doc, err)
+				if serr := krm.SyntaxError(name, data); serr != nil {
+					return serr
+				}
+				return inputError(name, data, i, doc, err)
 			}
 		} else if js, err = yaml.YAMLToJSON(doc); err != nil {
-			return fmt.Errorf("%s: document %d: %w", name, i, err)
+			return fileError(name, data, i, err)
 		}
 		var m map[string]any
 		if err := json.Unmarshal(js, &m); err != nil {
-			return fmt.Errorf("%s: document %d: %w", name, i, err)
+			return fileError(name, data, i, err)
 		}
 		if m == nil {
 			continue
@@ -185,21 +188,33 @@ func (p *Package) AddFile(name string, data []byte) error {
 		}
 		o, err := decodeRendered(str(m, "kind"), js)
 		if err != nil {
-			return fmt.Errorf("%s: document %d: %w", name, i, err)
+			return fileError(name, data, i, err)
 		}
 		p.Rendered = append(p.Rendered, o)
 	}
 }
 
+// fileError is a file plan cannot read: a YAML syntax error at the line
+// bind-fn render names for it (krm.SyntaxError), else the error in the
+// file's document i (from 1 for a user).
+func fileError(name string, data []byte, i int, err error) error {
+	if serr := krm.SyntaxError(name, data); serr != nil {
+		return serr
+	}
+	return fmt.Errorf("%s, document %d: %w", name, i+1, err)
+}
+
 // inputError is fn-render's error for an input it cannot read, located
-// by file, document, object and field.
-func inputError(name string, i int, doc []byte, err error) error {
+// by file:line, object and field.
+func inputError(name string, data []byte, i int, doc []byte, err error) error {
 	var m map[string]any
 	_ = yaml.Unmarshal(doc, &m) // last value wins: only the header is read
 	ref := diag.RefOf(m)
-	where := fmt.Sprintf("%s: document %d: %s %s/%s", name, i, ref.Kind, ref.Namespace, ref.Name)
-	if f := krm.FieldOf(err); f != "" {
-		where += ": " + f
+	field := krm.FieldOf(err)
+	src := diag.Source{Ref: ref, File: name, Index: i, Line: krm.LineOf(data, i, ref, field)}
+	where := fmt.Sprintf("%s: %s", src.Location(), ref)
+	if field != "" {
+		where += " " + field
 	}
 	return fmt.Errorf("%s: cannot read object: %w", where, err)
 }

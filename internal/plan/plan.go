@@ -246,7 +246,9 @@ func compareCluster(o, n *snapshot) *ClusterPlan {
 	cp.Zones = compareZones(o, n)
 	cp.Objects, cp.Rollout = compareObjects(o, n)
 	if cp.Change == Changed {
-		if o.rndc != n.rndc {
+		// Renders no longer write an rndc Secret (the agent makes the
+		// key): one leaving the package rotates nothing.
+		if o.rndc != n.rndc && n.rndc != ([32]byte{}) {
 			cp.Keys = append(cp.Keys, KeyChange{Name: "rndc", Change: Rotated, Secret: n.name + "-rndc"})
 		}
 		if len(cp.Keys) == 0 && len(cp.Config) == 0 && len(cp.Zones) == 0 && len(cp.Objects) == 0 && !cp.Rollout.RollsPods && !dataChanged(o, n) {

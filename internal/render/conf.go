@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
@@ -253,6 +254,13 @@ func (b *confBuilder) options() nc.Stmt {
 	}
 	if !c.HasViews {
 		o = append(o, b.viewOptions(c.Views[0])...)
+	}
+	if n := c.Resources.MaxCacheSize; n > 0 {
+		// Each recursive view's cache, bounded by the container's memory
+		// limit (model.CacheSize): BIND's default is 90% of the memory it
+		// sees, which in a container is the node's. extraOptions may set
+		// it instead (model checks it against the limit).
+		o = append(o, nc.S(nc.Kw("max-cache-size"), nc.Kw(strconv.FormatInt(n/(1<<20), 10)+"m")))
 	}
 	o = append(o, b.extraOptions()...)
 	return nc.B([]nc.Word{nc.Kw("options")}, o...)

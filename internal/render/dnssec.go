@@ -92,14 +92,18 @@ func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *obj
 		return rs
 	}
 	secretName := layout.DNSSECSecretName(c.Name)
-	imported := c.Spec.DNSSEC != nil && c.Spec.DNSSEC.ImportExisting
+	imported := c.DNSSECImported()
 	var kept []*dnssec.Key
 	rnd := opt.Rand
 	if imported {
 		// The Secret is managed elsewhere: the render sees the public keys
 		// only, and makes none.
 		rnd = nil
-		for i, text := range c.Spec.DNSSEC.PublicKeys {
+		var public []string
+		if c.Spec.DNSSEC != nil {
+			public = c.Spec.DNSSEC.PublicKeys
+		}
+		for i, text := range public {
 			k, err := dnssec.PublicKey(text)
 			if err != nil {
 				rs.Errorf(c.Src, fmt.Sprintf("spec.dnssec.publicKeys[%d]", i), "cannot read the DNSKEY: %v; paste the record line of the key's .key file", err)
@@ -135,7 +139,7 @@ func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *obj
 		}
 		keys, stray, err := dnssec.ZoneKeys(name, specs, byZone[name], rnd)
 		if err != nil && imported {
-			rs.Errorf(c.Src, "spec.dnssec.publicKeys", "cannot sign zone %q with dnssec-policy %q (%s): spec.dnssec.importExisting is set, and spec.dnssec.publicKeys has no DNSKEY for every key of the policy; add the record line of each of the zone's .key files (the Secret %q must hold the same keys)", bare(name), sz.policy.Name, describeSpecs(specs), secretName)
+			rs.Errorf(c.Src, "spec.dnssec.publicKeys", "cannot sign zone %q with dnssec-policy %q (%s): %s, and spec.dnssec.publicKeys has no DNSKEY for every key of the policy; add the record line of each of the zone's .key files (the Secret %q must hold the same keys)", bare(name), sz.policy.Name, describeSpecs(specs), importedBy(c), secretName)
 			continue
 		}
 		if err != nil {
@@ -190,6 +194,10 @@ func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *obj
 	if !imported {
 		s := objects.DNSSECSecret(c, files)
 		out.add("secret", s.Name, s)
+	} else if c.ExternalSecrets() {
+		rs = append(rs, diag.Result{Severity: diag.Info, Source: c.Src, Field: "spec.dnssec.publicKeys", Message: fmt.Sprintf(
+			"spec.secrets of BindCluster %q is external: the primary waits for Secret %q in namespace %q, made elsewhere, with the signing keys of zones %s: for each key of spec.dnssec.publicKeys, data keys K<zone>_<alg>_<tag>.key and K<zone>_<alg>_<tag>.private (dnssec-keygen's files, \"+\" written \"_\"), optional .state (docs/security.md)",
+			c.Name, secretName, c.Namespace, strings.Join(bareAll(names), ", "))})
 	}
 	cm := objects.DSConfigMap(c, map[string]string{
 		layout.DSFile:           dsText.String(),
@@ -246,6 +254,23 @@ func rollWarnings(zones map[string]signedZone) diag.Results {
 		}
 	}
 	return rs
+}
+
+// importedBy says why a cluster's DNSSEC keys are imported, for messages.
+func importedBy(c *model.Cluster) string {
+	if c.ExternalSecrets() {
+		return "spec.secrets is external"
+	}
+	return "spec.dnssec.importExisting is set"
+}
+
+// bareAll is names without their trailing dots.
+func bareAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = bare(n)
+	}
+	return out
 }
 
 // where2 names where a cluster's keys come from, for messages.

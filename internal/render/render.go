@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -18,6 +19,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/prior"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
@@ -132,9 +134,11 @@ func (l *objectList) add(kind, name string, o any) {
 }
 
 // keySecrets adds the Secret of every generated key (kept from the previous
-// output, else new material), the keys Secret the pods mount, and the rndc
-// Secret. It returns the imported key Secrets, which the pods mount one by
-// one (they are managed elsewhere).
+// output, else new material) and the keys Secret the pods mount. It
+// returns the imported key Secrets, which the pods mount one by one (they
+// are managed elsewhere). With spec.secrets external every key is imported
+// and no keys Secret is rendered: an info result names each Secret the pods
+// expect instead. The rndc key is no Secret: the agent makes it in the pod.
 func keySecrets(c *model.Cluster, prev *prior.Previous, opt Options, out *objectList) ([]string, diag.Results) {
 	var rs diag.Results
 	var imported []string
@@ -142,6 +146,9 @@ func keySecrets(c *model.Cluster, prev *prior.Previous, opt Options, out *object
 	for _, k := range c.Keys {
 		if k.Import {
 			imported = append(imported, k.SecretName)
+			if c.ExternalSecrets() {
+				rs = append(rs, expectedKeySecret(c, k))
+			}
 			continue
 		}
 		material, err := prev.Material(c.Namespace, k.SecretName, k.Algorithm, opt.Rand)
@@ -154,14 +161,28 @@ func keySecrets(c *model.Cluster, prev *prior.Previous, opt Options, out *object
 		keyFiles[k.SecretName+".conf"] = s.Data[layout.KeyConfFile]
 	}
 	sort.Strings(imported)
-	ks := objects.KeysSecret(c, keyFiles)
-	out.add("secret", ks.Name, ks)
-	rndc, err := prev.Material(c.Namespace, layout.RNDCSecretName(c.Name), objects.RNDCAlgorithm, opt.Rand)
-	if err != nil {
-		rs.Errorf(c.Src, "", "cannot make the rndc key: %v", err)
-	} else {
-		s := objects.RNDCSecret(c, rndc)
-		out.add("secret", s.Name, s)
+	if !c.ExternalSecrets() {
+		ks := objects.KeysSecret(c, keyFiles)
+		out.add("secret", ks.Name, ks)
 	}
 	return imported, rs
+}
+
+// expectedKeySecret is the info result that names the Secret an imported
+// key's pods mount, with its data keys: located at the BindTSIGKey's
+// spec.secretName, or for the cluster's own transfer key at its
+// spec.secrets.
+func expectedKeySecret(c *model.Cluster, k *model.Key) diag.Result {
+	src, field, what := k.Src, "spec.secretName", fmt.Sprintf("TSIG key %q", k.KeyName)
+	if k.Internal {
+		src, field, what = c.Src, "spec.secrets", fmt.Sprintf("transfer key %q (every secondary presents it, every zone's allow-transfer trusts it, it signs NOTIFYs)", k.KeyName)
+	}
+	alg := strings.ToLower(k.Algorithm)
+	size := 32
+	if a, ok := vocab.TSIGByName(alg); ok {
+		size = a.Size
+	}
+	return diag.Result{Severity: diag.Info, Source: src, Field: field, Message: fmt.Sprintf(
+		"spec.secrets of BindCluster %q is external: the pods wait for Secret %q in namespace %q, made elsewhere, with the %s: data key %q = the key material in base64 (%d random bytes for %s: openssl rand -base64 %d), optional %q = %s, optional %q = %s (docs/security.md)",
+		c.Name, k.SecretName, c.Namespace, what, objects.SecretKeySecret, size, alg, size, objects.SecretKeyAlgorithm, alg, objects.SecretKeyKeyName, k.KeyName)}
 }

@@ -134,7 +134,8 @@ func NamedMounts(t testing.TB, c *Cluster) []Mount {
 // LayPod writes the volumes of a rendered cluster's pod under root, where the
 // StatefulSet mounts them, in kubelet's layout (files behind a ..data link),
 // and stands in for the agent's runtime files: servers.conf with fixed
-// documentation addresses (192.0.2.0/24) and the imported key includes.
+// documentation addresses (192.0.2.0/24), the rndc key and the imported
+// key includes.
 // A Secret the render does not hold is laid empty; other volumes are
 // empty directories.
 func LayPod(t testing.TB, root string, c *Cluster) {
@@ -195,6 +196,8 @@ func LayPod(t testing.TB, root string, c *Cluster) {
 		t.Fatal(err)
 	}
 	WriteFile(t, filepath.Join(root, layout.RunFile(layout.ServersInclude)), []byte(servers))
+	// The rndc key the agent makes at start (no Secret holds it).
+	WriteFile(t, filepath.Join(root, layout.RNDCKeyInclude()), []byte(fmt.Sprintf("key %q { algorithm hmac-sha256; secret \"c2VjcmV0LXNlY3JldC1zZWNyZXQ=\"; };\n", layout.RNDCKeyName)))
 	for _, k := range agentDoc.ImportedKeys {
 		WriteFile(t, filepath.Join(root, k.Include), []byte(fmt.Sprintf("key %q { algorithm %s; secret \"c2VjcmV0LXNlY3JldC1zZWNyZXQ=\"; };\n", k.KeyName, k.Algorithm)))
 	}

@@ -37,6 +37,11 @@ func checkClusterSpec(c *model.Cluster) diag.Results {
 	default:
 		rs.Errorf(c.Src, "spec.dnssecValidation", "cannot use dnssecValidation %q: use auto, yes or no", sp.DNSSECValidation)
 	}
+	switch sp.Secrets {
+	case "", v1alpha1.SecretsRendered, v1alpha1.SecretsExternal:
+	default:
+		rs.Errorf(c.Src, "spec.secrets", "cannot use secrets %q: use rendered (bind-fn writes the key Secrets into the package) or external (they are made elsewhere, and the render writes no key material)", sp.Secrets)
+	}
 	switch sp.ImagePullPolicy {
 	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
 	default:
@@ -133,7 +138,6 @@ func checkGeneratedNames(c *model.Cluster) diag.Results {
 		{"Service", layout.HeadlessServiceName(n), maxLabel},
 		{"Service", layout.PrimaryServiceName(n), maxLabel},
 		{"ConfigMap", layout.ZonesConfigMapName(n, 99), maxName},
-		{"Secret", layout.RNDCSecretName(n), maxName},
 	} {
 		if len(o.name) > o.max {
 			rs.Errorf(c.Src, "metadata.name", "cannot name the %s %q: it is %d characters, Kubernetes allows %d (StatefulSet pods need room for the revision hash); shorten the BindCluster name to at most %d characters", o.what, o.name, len(o.name), o.max, maxStatefulSet)

@@ -164,8 +164,9 @@ func checkObjectIDs(clusters []*model.Cluster) diag.Results {
 		claim("Service", c.Namespace, layout.HeadlessServiceName(c.Name), cl("its headless Service"))
 		claim("Service", c.Namespace, layout.PrimaryServiceName(c.Name), cl("its primary Service"))
 		claim("ConfigMap", c.Namespace, layout.ConfigMapName(c.Name), cl("its config ConfigMap"))
-		claim("Secret", c.Namespace, layout.KeysSecretName(c.Name), cl("its keys Secret"))
-		claim("Secret", c.Namespace, layout.RNDCSecretName(c.Name), cl("its rndc Secret"))
+		if !c.ExternalSecrets() {
+			claim("Secret", c.Namespace, layout.KeysSecretName(c.Name), cl("its keys Secret"))
+		}
 		for _, v := range c.Views {
 			if k := v.TransferKey; k != nil && k.Internal {
 				claim("Secret", c.Namespace, k.SecretName, cl(fmt.Sprintf("the transfer key Secret of view %q", v.Name)))

@@ -136,6 +136,29 @@ func where(s diag.Source) string {
 	return fmt.Sprintf("%s (%s)", s.Ref, s.File)
 }
 
+// checkExternalTemplates: a key that a cluster with spec.secrets external
+// imports gets no rendered Secret, so its secretTemplate stamps nothing
+// (the importExisting case is checkSecretTemplates'). Once per key, however
+// many clusters share it.
+func checkExternalTemplates(clusters []*model.Cluster) diag.Results {
+	var rs diag.Results
+	seen := map[*model.Key]bool{}
+	for _, c := range clusters {
+		if !c.ExternalSecrets() {
+			continue
+		}
+		for _, k := range c.Keys {
+			t := k.Template
+			if seen[k] || !k.External || k.Internal || t == nil || len(t.Labels) == 0 && len(t.Annotations) == 0 {
+				continue
+			}
+			seen[k] = true
+			rs.Warnf(k.Src, "spec.secretTemplate", "secretTemplate is ignored: BindCluster %q has spec.secrets external, so bind-fn renders no Secret for this key; label the Secret where it is made", c.Name)
+		}
+	}
+	return rs
+}
+
 // checkSecretTemplates: a Secret template may add labels and annotations,
 // never the managed app.kubernetes.io labels, and only valid ones.
 func checkSecretTemplates(s *model.Set) diag.Results {

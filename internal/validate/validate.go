@@ -52,6 +52,7 @@ func Check(set *model.Set, clusters []*model.Cluster, prev *prior.Previous, zone
 	rs = append(rs, checkACLLoops(clusters)...)
 	rs = append(rs, checkTopology(clusters)...)
 	rs = append(rs, checkDNSSECPolicies(clusters)...)
+	rs = append(rs, checkExternalTemplates(clusters)...)
 	return rs
 }
 

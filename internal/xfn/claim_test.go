@@ -84,7 +84,7 @@ func place(rsp *fnv1.RunFunctionResponse) placed {
 func objectsIn(ns string, wrapPrefix string) []string {
 	var out []string
 	for _, o := range []string{"ConfigMap %s/auth-config", "ConfigMap %s/auth-zones-0", "PodDisruptionBudget %s/auth", "Role %s/auth-agent", "RoleBinding %s/auth-agent",
-		"Secret %s/auth-keys", "Secret %s/auth-rndc", "Secret %s/auth-xfr-tsig", "Secret %s/xfr-tsig", "Service %s/auth", "Service %s/auth-headless", "Service %s/auth-primary",
+		"Secret %s/auth-keys", "Secret %s/auth-xfr-tsig", "Secret %s/xfr-tsig", "Service %s/auth", "Service %s/auth-headless", "Service %s/auth-primary",
 		"ServiceAccount %s/auth-agent", "StatefulSet %s/auth"} {
 		s := sprintf(o, ns)
 		if wrapPrefix != "" {
@@ -101,7 +101,7 @@ func objectsIn(ns string, wrapPrefix string) []string {
 func claimStatus(ns string) map[string]any {
 	return map[string]any{
 		"namespace": ns, "serveService": "auth", "serveAddress": "auth." + ns + ".svc", "primaryService": "auth-primary", "headlessService": "auth-headless",
-		"configMap": "auth-config", "composedObjects": float64(14), "readyObjects": float64(0),
+		"configMap": "auth-config", "composedObjects": float64(13), "readyObjects": float64(0),
 		"tsigSecrets": []any{"auth-xfr-tsig", "xfr-tsig"}, "zoneConfigMaps": []any{"auth-zones-0"},
 	}
 }
@@ -268,8 +268,8 @@ func TestWrappedKeepsState(t *testing.T) {
 		observed[n] = s
 		want[n] = r.GetResource()
 	}
-	if len(want) != 14 {
-		t.Fatalf("rendered %d objects, want 14", len(want))
+	if len(want) != 13 {
+		t.Fatalf("rendered %d objects, want 13", len(want))
 	}
 	second, err := (&xfn.Function{}).RunFunction(context.Background(), withInput(req(legacy(claimRef), none(), observed), wrapInput))
 	if err != nil {

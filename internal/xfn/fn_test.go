@@ -103,7 +103,7 @@ func fatal(msg string) []*fnv1.Result {
 
 func TestRunFunction(t *testing.T) {
 	allUnready := map[string]fnv1.Ready{}
-	for _, n := range []string{"configmap-auth-config", "configmap-auth-zones-0", "poddisruptionbudget-auth", "secret-auth-keys", "secret-auth-rndc",
+	for _, n := range []string{"configmap-auth-config", "configmap-auth-zones-0", "poddisruptionbudget-auth", "secret-auth-keys",
 		"secret-auth-xfr-tsig", "secret-xfr-tsig", "service-auth", "service-auth-headless", "service-auth-primary", "statefulset-auth",
 		"serviceaccount-auth-agent", "role-auth-agent", "rolebinding-auth-agent"} {
 		allUnready[n] = fnv1.Ready_READY_FALSE
@@ -122,7 +122,7 @@ func TestRunFunction(t *testing.T) {
 	status := func(ready int) map[string]any {
 		return map[string]any{"bind": map[string]any{
 			"namespace": "dns", "serveService": "auth", "serveAddress": "auth.dns.svc", "primaryService": "auth-primary", "headlessService": "auth-headless", "configMap": "auth-config",
-			"composedObjects": float64(14), "readyObjects": float64(ready), "tsigSecrets": []any{"auth-xfr-tsig", "xfr-tsig"}, "zoneConfigMaps": []any{"auth-zones-0"},
+			"composedObjects": float64(13), "readyObjects": float64(ready), "tsigSecrets": []any{"auth-xfr-tsig", "xfr-tsig"}, "zoneConfigMaps": []any{"auth-zones-0"},
 		}}
 	}
 	sts := func(replicas, ready int) *structpb.Struct {

@@ -1,8 +1,10 @@
 package zonefile
 
 import (
+	"errors"
 	"fmt"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -391,9 +393,59 @@ func parseAll(text, origin string) ([]dns.RR, error) {
 	return out, nil
 }
 
-// cleanErr drops the "dns: " prefix of miekg/dns parse errors.
+// cleanErr is a miekg/dns parse error for a user: without its "dns: "
+// prefix and its "at line: 1:45" (a line of the one-line buffer the value
+// was parsed in, which is no line of the user's file), and, for a field
+// whose form is known, saying what the value should be:
+// `bad A A: "198.51.100.300"` reads "198.51.100.300 is not an IPv4 address".
 func cleanErr(err error) error {
-	return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "dns: "))
+	msg := strings.TrimPrefix(err.Error(), "dns: ")
+	m := parseErrForm.FindStringSubmatch(msg)
+	if m == nil {
+		return errors.New(msg)
+	}
+	what, tok := m[1], m[2]
+	if t, ok := strconv.Unquote(tok); ok == nil && plainToken.MatchString(t) {
+		tok = t
+	}
+	if f := strings.Fields(what); len(f) == 3 && f[0] == "bad" {
+		if want := fieldForms[f[1]+" "+f[2]]; want != "" {
+			return fmt.Errorf("%s is not %s", tok, want)
+		}
+		if want := fieldForms[f[2]]; want != "" {
+			return fmt.Errorf("%s is not %s (the %s field of %s)", tok, want, strings.ToLower(f[2]), f[1])
+		}
+		return fmt.Errorf("%s is not a valid %s field of %s", tok, strings.ToLower(f[2]), f[1])
+	}
+	return fmt.Errorf("%s: %s", what, tok)
+}
+
+// parseErrForm is the text of a miekg/dns ParseError: what, the token
+// quoted, and the position in the parser's buffer.
+var parseErrForm = regexp.MustCompile(`^(.*): ("(?:[^"\\]|\\.)*") at line: \d+:\d+$`)
+
+// plainToken is a token shown without quotes in a message.
+var plainToken = regexp.MustCompile(`^[A-Za-z0-9._:/+-]+$`)
+
+// fieldForms says what a field miekg/dns refuses should be: by "TYPE
+// Field", else by its field name alone (the names miekg/dns gives them).
+var fieldForms = map[string]string{
+	"A A":       "an IPv4 address",
+	"AAAA AAAA": "an IPv6 address",
+	// Domain names.
+	"Mx": "a domain name", "Ns": "a domain name", "Ptr": "a domain name", "Target": "a domain name",
+	"Hostname": "a domain name", "Exchanger": "a domain name", "Host": "a domain name", "Fqdn": "a domain name",
+	"Mbox": "a domain name", "Replacement": "a domain name",
+	// 16-bit numbers.
+	"Pref": "a number from 0 to 65535", "Preference": "a number from 0 to 65535",
+	"Priority": "a number from 0 to 65535", "Weight": "a number from 0 to 65535",
+	"Port": "a number from 0 to 65535", "Order": "a number from 0 to 65535",
+	// 8-bit numbers.
+	"CAA Flag": "a number from 0 to 255", "TLSA Usage": "a number from 0 to 255",
+	"TLSA Selector": "a number from 0 to 255", "TLSA MatchingType": "a number from 0 to 255",
+	"SMIMEA Usage": "a number from 0 to 255", "SMIMEA Selector": "a number from 0 to 255",
+	"SMIMEA MatchingType": "a number from 0 to 255",
+	"SSHFP Algorithm":     "a number from 0 to 255", "SSHFP Type": "a number from 0 to 255",
 }
 
 // locSeconds writes the seconds BIND lets a LOC value leave out when it

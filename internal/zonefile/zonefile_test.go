@@ -280,7 +280,27 @@ func TestBuildErrors(t *testing.T) {
 		"ValueBad": {
 			reason: "The parser's message reaches the user, located at the value.",
 			zone:   z(record("web", "www", "A", "192.0.2.1", "300.1.1.1")),
-			want:   []located{{diag.Error, rec("web"), "spec.values[1]", "cannot parse value for type A"}},
+			want:   []located{{diag.Error, rec("web"), "spec.values[1]", "cannot parse value for type A: 300.1.1.1 is not an IPv4 address"}},
+		},
+		"ValueBadNoParserLine": {
+			reason: "The parser's position is in its one-line buffer, no line of the user's file: it is not shown.",
+			zone:   z(record("web", "www", "A", "198.51.100.300")),
+			want:   []located{{diag.Error, rec("web"), "spec.values[0]", "cannot parse value for type A: 198.51.100.300 is not an IPv4 address"}},
+		},
+		"ValueBadAAAA": {
+			reason: "An IPv6 value says it should be an IPv6 address.",
+			zone:   z(record("web", "www", "AAAA", "2001:db8::g")),
+			want:   []located{{diag.Error, rec("web"), "spec.values[0]", "cannot parse value for type AAAA: 2001:db8::g is not an IPv6 address"}},
+		},
+		"ValueBadMXPreference": {
+			reason: "A field of a multi-field value names the field and its form.",
+			zone:   z(record("mx", "@", "MX", "ten mail.example.com.")),
+			want:   []located{{diag.Error, rec("mx"), "spec.values[0]", "cannot parse value for type MX: ten is not a number from 0 to 65535 (the pref field of MX)"}},
+		},
+		"ValueBadQuotedToken": {
+			reason: "A token of other characters than letters, digits and . _ : / + - is shown quoted.",
+			zone:   z(record("web", "www", "A", "192.0.2.1%eth0")),
+			want:   []located{{diag.Error, rec("web"), "spec.values[0]", `cannot parse value for type A: "192.0.2.1%eth0" is not an IPv4 address`}},
 		},
 		"ValueEmpty": {
 			reason: "An empty value is not a record.",

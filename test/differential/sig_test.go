@@ -26,7 +26,7 @@ func TestSignature(t *testing.T) {
 			reason: "the owner is per package",
 		},
 		"validator": {
-			d:      Divergence{Kind: RefusedLoads, Stage: "fn-validate", Detail: `error: BindCluster dns/x (pkg.yaml#3) spec.extraOptions[0]: option "a" is bad`},
+			d:      Divergence{Kind: RefusedLoads, Stage: "fn-validate", Detail: `error: BindCluster dns/x (pkg.yaml, document 4) spec.extraOptions[0]: option "a" is bad`},
 			want:   "refused-but-BIND-loads | fn-validate | error: BindCluster spec.extraOptions: option Q is bad",
 			reason: "file index and list index are per package",
 		},

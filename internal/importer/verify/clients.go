@@ -93,7 +93,7 @@ func clients(views []*v1alpha1.BindView, acls []*v1alpha1.BindACL, skip []string
 	}
 	for _, a := range addrs {
 		ip := netip.MustParseAddr(a)
-		if ip == netip.MustParseAddr(origIP) || ip == netip.MustParseAddr(rendIP) || ip == netip.MustParseAddr(gateway) || slices.Contains(skip, a) {
+		if !bridgeClient(ip) || ip == netip.MustParseAddr(origIP) || ip == netip.MustParseAddr(rendIP) || ip == netip.MustParseAddr(gateway) || slices.Contains(skip, a) {
 			continue
 		}
 		for i, v := range views {
@@ -124,6 +124,16 @@ func clients(views []*v1alpha1.BindView, acls []*v1alpha1.BindACL, skip []string
 		}
 	}
 	return out
+}
+
+// bridgeClient reports whether ip can be a client's source address on the
+// verify's bridge: loopback (127.0.0.1 in an ACL, for the server's own
+// tools), link-local, multicast and unspecified addresses cannot send a
+// query that reaches the servers (connect fails with "invalid argument"),
+// so a view matching them is reached from another of its addresses, or
+// by key.
+func bridgeClient(ip netip.Addr) bool {
+	return ip.IsGlobalUnicast() && !ip.IsLinkLocalUnicast()
 }
 
 // match evaluates an address match list for ip: whether an element

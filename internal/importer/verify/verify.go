@@ -15,6 +15,7 @@ package verify
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -669,6 +670,10 @@ func (v *verifier) unloaded(s *server) []string {
 	// A server answers at all (any rcode) before its zones are asked: a
 	// package without zones would otherwise be "up" before named listens.
 	if _, err := v.query(s, "", ".", dns.TypeSOA, false); err != nil {
+		if c := v.clientOf(""); localDialError(err) {
+			// Not the server's fault: the query never left this side.
+			return []string{fmt.Sprintf("any query: the verify cannot send one from client address %q (%v): a fault of the verify, not of the %s server", c.src, err, s.name)}
+		}
 		return []string{"any query (" + err.Error() + ")"}
 	}
 	for _, z := range v.opt.Result.Zones {
@@ -681,6 +686,13 @@ func (v *verifier) unloaded(s *server) []string {
 		}
 	}
 	return out
+}
+
+// localDialError reports whether err failed on the client's side before
+// anything reached a server: the source address cannot be bound or cannot
+// route to the server.
+func localDialError(err error) bool {
+	return errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.EADDRNOTAVAIL)
 }
 
 func zoneID(view, zone string) string {

@@ -110,7 +110,15 @@ func run(m *testing.M) int {
 	}
 	_ = sh("mount", "--make-rshared", "/var/lib/kubelet")
 	ctx := context.Background()
-	if cp, err = controlplane.Start(ctx, controlplane.Options{Bin: bin, Dir: dir, AdvertiseAddress: nodeIP}); err != nil {
+	if cp, err = controlplane.Start(ctx, controlplane.Options{Bin: bin, Dir: dir, AdvertiseAddress: nodeIP,
+		// kubectl logs, exec and attach (the README's `kubectl run --rm -i`):
+		// the API server reaches the kubelet at the node's address with a
+		// client certificate the kubelet's client CA trusts.
+		ExtraAPIServerArgs: []string{
+			"--kubelet-client-certificate=" + filepath.Join(dir, "pki", "admin.crt"),
+			"--kubelet-client-key=" + filepath.Join(dir, "pki", "admin.key"),
+			"--kubelet-preferred-address-types=InternalIP",
+		}}); err != nil {
 		return fail(err)
 	}
 	step("etcd + kube-apiserver ready", t0)
@@ -524,22 +532,55 @@ func killTree(pid int) {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
 
+var (
+	imagesOnce sync.Once
+	imagesTag  string
+	imagesErr  error
+)
+
+// localImages builds the agent and BIND images the render names by default
+// and imports them into the node's containerd, once per run (as `kind load
+// image-archive` would: no registry), and returns the BIND image's tag.
+func localImages(t *testing.T) string {
+	t.Helper()
+	imagesOnce.Do(func() {
+		imgDir := filepath.Join(dir, "images")
+		agentTar, bindTar := filepath.Join(imgDir, "agent.tar"), filepath.Join(imgDir, "bind.tar")
+		if imagesErr = sh(filepath.Join(bin, "image"), "-bin", filepath.Join(bin, "bind-fn-agent"), "-path-in-image", "/bind-fn-agent",
+			"-entrypoint", "/bind-fn-agent", "-cmd", "copy-self /bind-fn/bin/bind-fn-agent",
+			"-tag", "git.unkin.net/unkin/bind-fn/bind-fn-agent:v0.1.0", "-o", agentTar); imagesErr != nil {
+			return
+		}
+		if imagesTag, imagesErr = bindImage(bindTar); imagesErr != nil {
+			return
+		}
+		for _, tar := range []string{agentTar, bindTar} {
+			if imagesErr = sh("ctr", "-a", sock, "-n", "k8s.io", "images", "import", tar); imagesErr != nil {
+				return
+			}
+		}
+	})
+	if imagesErr != nil {
+		t.Fatal(imagesErr)
+	}
+	return imagesTag
+}
+
 // bindImage builds the BIND image bind-fn ships, with the script `make
 // images` runs (hack/bind-image.sh: BIND 9.20 from the pinned Debian trixie
 // packages, the root every real-BIND test runs), and returns its tag: the
 // render's default image (model.DefaultImage), which the example names.
-func bindImage(t *testing.T, out string) string {
-	t.Helper()
+func bindImage(out string) (string, error) {
 	o, err := exec.Command("bash", filepath.Join(root, "hack", "bind-image.sh"), out).CombinedOutput()
 	if err != nil {
-		t.Fatalf("hack/bind-image.sh: %v\n%s", err, o)
+		return "", fmt.Errorf("hack/bind-image.sh: %v\n%s", err, o)
 	}
 	f := strings.Fields(strings.TrimSpace(string(o)))
 	if len(f) != 3 || f[0] != out {
-		t.Fatalf("hack/bind-image.sh printed %q, want: OUT TAG DIGEST", o)
+		return "", fmt.Errorf("hack/bind-image.sh printed %q, want: OUT TAG DIGEST", o)
 	}
-	t.Logf("BIND image %s %s", f[1], f[2])
-	return f[1]
+	fmt.Fprintf(os.Stderr, "BIND image %s %s\n", f[1], f[2])
+	return f[1], nil
 }
 
 func kubectl(t *testing.T, args ...string) string {
@@ -565,19 +606,7 @@ func TestRenderedCluster(t *testing.T) {
 	ctx := context.Background()
 	coreDNS(t, ctx) // the secondaries find the primary by its cluster DNS name
 	t0 := time.Now()
-	imgDir := filepath.Join(dir, "images")
-	agentTar, bindTar := filepath.Join(imgDir, "agent.tar"), filepath.Join(imgDir, "bind.tar")
-	if err := sh(filepath.Join(bin, "image"), "-bin", filepath.Join(bin, "bind-fn-agent"), "-path-in-image", "/bind-fn-agent",
-		"-entrypoint", "/bind-fn-agent", "-cmd", "copy-self /bind-fn/bin/bind-fn-agent",
-		"-tag", "git.unkin.net/unkin/bind-fn/bind-fn-agent:v0.1.0", "-o", agentTar); err != nil {
-		t.Fatal(err)
-	}
-	bindTag := bindImage(t, bindTar)
-	for _, tar := range []string{agentTar, bindTar} {
-		if err := sh("ctr", "-a", sock, "-n", "k8s.io", "images", "import", tar); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bindTag := localImages(t)
 	// The example, rendered by kpt with the local BIND image.
 	pkg := filepath.Join(t.TempDir(), "authoritative")
 	if err := os.CopyFS(pkg, os.DirFS(filepath.Join(root, "examples", "authoritative"))); err != nil {
@@ -599,6 +628,10 @@ func TestRenderedCluster(t *testing.T) {
 	}
 	// The example names the default image, which is the one just built.
 	edit("cluster.yaml", "image: "+bindTag+"\n", "image: "+bindTag+"\n  imagePullPolicy: IfNotPresent\n")
+	// The example pins no ClusterIP; the test gives its serve Service one
+	// so queries can go through it (serveIP, the resolver example's
+	// forwarder).
+	edit("cluster.yaml", "  service:\n    type: LoadBalancer\n", "  service:\n    type: LoadBalancer\n    clusterIP: "+serveIP+"\n")
 	edit("Kptfile", "- image: git.unkin.net/unkin/bind-fn/fn-validate:v0.1.0", "- exec: "+filepath.Join(bin, "fn-validate"))
 	edit("Kptfile", "- image: git.unkin.net/unkin/bind-fn/fn-render:v0.1.0", "- exec: "+filepath.Join(bin, "fn-render"))
 	render := exec.Command(filepath.Join(bin, "kpt"), "fn", "render", "--allow-exec", pkg)
@@ -640,13 +673,13 @@ func TestRenderedCluster(t *testing.T) {
 	var got string
 	var err error
 	for i := 0; i < 30; i++ {
-		if got, err = dig("@10.96.53.53", "www.example.com", "A"); err == nil && strings.Contains(got, "198.51.100.10") {
+		if got, err = dig("@"+serveIP, "www.example.com", "A"); err == nil && strings.Contains(got, "198.51.100.10") {
 			break
 		}
 		time.Sleep(time.Second)
 	}
 	if !strings.Contains(got, "198.51.100.10") {
-		t.Fatalf("dig @10.96.53.53 www.example.com: %v %q", err, got)
+		t.Fatalf("dig @%s www.example.com: %v %q", serveIP, err, got)
 	}
 	t.Logf("www.example.com through the ClusterIP: %q", got)
 	// Every pod serves the zone with the same serial (secondaries by transfer).

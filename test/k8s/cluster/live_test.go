@@ -67,7 +67,7 @@ func TestKustomizeKptLive(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := strings.ReplaceAll(string(b), "  namespace: dns\n", "  namespace: "+kzNS+"\n")
-		s = strings.ReplaceAll(s, "clusterIP: 10.96.53.53", "clusterIP: "+kzClusterIP)
+		s = strings.ReplaceAll(s, "  service:\n    type: LoadBalancer\n", "  service:\n    type: LoadBalancer\n    clusterIP: "+kzClusterIP+"\n")
 		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}

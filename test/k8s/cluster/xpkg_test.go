@@ -39,8 +39,9 @@ const (
 	// fnName is the Function's name: the one Crossplane gives the
 	// Configuration's dependency, which the Composition references.
 	fnName = "unkin-bind-fn-function-bind"
-	// xrClusterIP: the example XR's fixed serve address (10.96.53.53) is
-	// TestRenderedCluster's; the XR gets the next one.
+	// xrClusterIP: the example XR pins no serve address; the test gives it
+	// one so it can query through the ClusterIP (TestRenderedCluster's
+	// serveIP is 10.96.53.53, this is the next one).
 	xrClusterIP = "10.96.53.54"
 )
 
@@ -208,7 +209,10 @@ func pushBINDImages(t *testing.T) {
 			"-entrypoint", "/bind-fn-agent", "-cmd", "copy-self /bind-fn/bin/bind-fn-agent", "-tag", agentTag, "-o", agentTar); err != nil {
 			t.Fatal(err)
 		}
-		bindTag := bindImage(t, bindTar)
+		bindTag, err := bindImage(bindTar)
+		if err != nil {
+			t.Fatal(err)
+		}
 		pushImage(t, agentTar, agentTag)
 		pushImage(t, bindTar, bindTag)
 	})
@@ -390,7 +394,7 @@ func TestPackageManager(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := strings.Replace(string(b), "  namespace: dns\n", "  namespace: "+xpNS+"\n", 1)
-		return strings.Replace(s, "clusterIP: 10.96.53.53", "clusterIP: "+xrClusterIP, 1)
+		return strings.Replace(s, "  service:\n    type: LoadBalancer\n", "  service:\n    type: LoadBalancer\n    clusterIP: "+xrClusterIP+"\n", 1)
 	}
 	pods := func(t *testing.T) []corev1.Pod {
 		l, err := cs.CoreV1().Pods(xpNS).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=auth"})
