@@ -130,14 +130,14 @@ func TestOperatorDefaults(t *testing.T) {
 	// Service's cluster DNS name; SOA timers default to 300 60 1209600 60.
 	zone := zoneFile(t, auth, "main.unkin.net")
 	for _, want := range []string{
-		"main.unkin.net.\t3600\tIN\tNS\tauth.dns.svc.cluster.local.",
-		"main.unkin.net.\t3600\tIN\tSOA\tauth.dns.svc.cluster.local. hostmaster.main.unkin.net. 1 300 60 1209600 60",
+		"main.unkin.net. 3600 IN NS auth.dns.svc.cluster.local.",
+		"main.unkin.net. 3600 IN SOA auth.dns.svc.cluster.local. hostmaster.main.unkin.net. 1 300 60 1209600 60",
 	} {
 		if !strings.Contains(zone, want) {
 			t.Errorf("zone main.unkin.net lacks %q:\n%s", want, zone)
 		}
 	}
-	if z := zoneFile(t, res, "lab.internal"); !strings.Contains(z, "IN\tNS\tresolver.dns.svc.cluster.local.") {
+	if z := zoneFile(t, res, "lab.internal"); !strings.Contains(z, "IN NS resolver.dns.svc.cluster.local.") {
 		t.Errorf("zone lab.internal of the resolver cluster: want NS resolver.dns.svc.cluster.local.:\n%s", z)
 	}
 	// The update key transfers its dynamic zone, beside the transfer key
@@ -166,7 +166,7 @@ func TestOperatorDefaults(t *testing.T) {
 	edited = editItem(t, edited, "BindZone", "main-unkin-net", func(spec map[string]any) { spec["updateKeyTransfer"] = false })
 	objs2, _ := renderOperator(t, edited, nil)
 	auth2 := testutil.Clusters(t, objs2)["auth"]
-	if z := zoneFile(t, auth2, "main.unkin.net"); !strings.Contains(z, "IN\tNS\tauth.dns.svc.k8s.unkin.net.") {
+	if z := zoneFile(t, auth2, "main.unkin.net"); !strings.Contains(z, "IN NS auth.dns.svc.k8s.unkin.net.") {
 		t.Errorf("with clusterDomain k8s.unkin.net: want NS auth.dns.svc.k8s.unkin.net.:\n%s", z)
 	}
 	conf2 := auth2.ConfigMaps[layout.ConfigMapName("auth")].Data[layout.NamedConfPrimary]

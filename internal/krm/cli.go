@@ -10,8 +10,8 @@ import (
 // Exit codes of the KRM functions (and, for usage errors, of every bind-fn
 // binary).
 const (
-	ExitOK    = 0 // no error result
-	ExitError = 1 // an error result, or input that is no ResourceList
+	ExitOK    = 0  // no error result
+	ExitError = 1  // an error result, or input that is no ResourceList
 	ExitUsage = 64 // an unknown flag or argument (sysexits' EX_USAGE: 2 is plan's "a DNS change")
 )
 

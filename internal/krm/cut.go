@@ -53,6 +53,9 @@ func Main(p *Processor) error {
 	if err != nil {
 		logResults(out, err)
 	}
+	for _, l := range p.stderr {
+		fmt.Fprintln(os.Stderr, l)
+	}
 	return err
 }
 
@@ -98,9 +101,11 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 			it.json = nil // only inputs need it past here
 		}
 	}
+	kustomize := false
 	if rl.fc != nil {
 		if fc, err := decodeItem(rl.fc); err == nil {
 			addFunctionConfig(&pin, &fc.hdr, func() ([]byte, error) { return fc.json, nil })
+			kustomize = fc.hdr.Metadata.Annotations[kustomizeFunctionAnnotation] != ""
 		}
 	}
 
@@ -109,6 +114,7 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 	if p.Mode == RenderMode && !rs.HasErrors() {
 		// One info result per zone the render changes (kpt shows them).
 		rs = append(rs, pipeline.ZoneSummary(pin.Previous, objs)...)
+		rs = append(rs, p.freshNotice(kustomize, pin.Previous, objs)...)
 	}
 	p.locate(rs, dirs)
 	var results fn.Results

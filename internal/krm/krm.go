@@ -41,6 +41,10 @@ type Processor struct {
 	Mode Mode
 	// Rand is the source of new key material (crypto/rand by default).
 	Rand io.Reader
+	// stderr are the lines the last Run has for its orchestrator's stderr
+	// (Main writes them): kustomize shows a function's stderr, never its
+	// results.
+	stderr []string
 	// Files, when set, reads an item's file (its path annotation under its
 	// package-path annotation) so that errors and warnings name their line
 	// (PackageFile). Nil: results name the file and document only.
@@ -71,6 +75,8 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 	if p.Mode == RenderMode && !rs.HasErrors() {
 		// One info result per zone the render changes (kpt shows them).
 		rs = append(rs, pipeline.ZoneSummary(in.Previous, objs)...)
+		kustomize := rl.FunctionConfig != nil && rl.FunctionConfig.GetAnnotation(kustomizeFunctionAnnotation) != ""
+		rs = append(rs, p.freshNotice(kustomize, in.Previous, objs)...)
 	}
 	p.locate(rs, dirs)
 	// Results describe this run only: a ResourceList that carries the
@@ -108,6 +114,27 @@ func (p *Processor) Process(rl *fn.ResourceList) (bool, error) {
 	}
 	rl.Items = items
 	return true, nil
+}
+
+// freshNotice is, under kustomize, a warning (on stderr too, once per
+// build) when the build had no previous output and made key material or
+// started serials at 1: kustomize never feeds a render its output back, so
+// every build does it again, silently otherwise.
+func (p *Processor) freshNotice(kustomize bool, prev []prior.Object, objs []render.Object) diag.Results {
+	p.stderr = nil
+	if !kustomize {
+		return nil
+	}
+	secrets, zones := pipeline.Fresh(prev, objs)
+	if secrets == 0 && zones == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("kustomize passes no previous output to bind-fn, so this build made new key material (%d Secrets) and started %d zone serials at 1, "+
+		"and the next build will again: applied, every build rotates the keys and sends serials back to 1, which secondaries holding a higher serial ignore. "+
+		"Import the keys from your secret store (BindTSIGKey spec.importExisting) and pin the serials (BindZone spec.soa.serial), "+
+		"or render with kpt or bind-fn render and build the rendered package (docs/state.md#kustomize)", secrets, zones)
+	p.stderr = append(p.stderr, "bind-fn: warning: "+msg)
+	return diag.Results{{Severity: diag.Warning, Message: msg}}
 }
 
 // locate sets the lines of rs from the items' files, when p can read them;
@@ -150,7 +177,7 @@ const (
 // classify is the one place that sorts an item, for both paths: a
 // bind.unkin.net input goes into in.Items, the previous output into
 // in.Previous, anything else passes through. js gives the item's JSON; it
-// is called only for inputs and previous Secrets.
+// is called only for inputs, previous Secrets and zones ConfigMaps.
 func classify(in *pipeline.Input, rs *diag.Results, h *header, js func() ([]byte, error)) role {
 	src := h.source()
 	switch {
@@ -164,13 +191,24 @@ func classify(in *pipeline.Input, rs *diag.Results, h *header, js func() ([]byte
 		return input
 	case objects.IsOutput(h.APIVersion, h.Kind, h.Metadata.Name, h.Metadata.Labels):
 		po := prior.Object{Src: src, Kind: h.Kind, Annotations: h.Metadata.Annotations}
-		if h.Kind == "Secret" {
+		switch {
+		case h.Kind == "Secret":
 			b, err := js()
 			if err == nil {
 				po.Data, err = prior.SecretData(b)
 			}
 			if err != nil {
 				rs.Warnf(src, "data", "cannot read previous Secret (%v): its key material will be regenerated", err)
+				return previousOutput
+			}
+		case h.Kind == "ConfigMap" && h.Metadata.Labels[objects.LabelComponent] == objects.ComponentZones:
+			// The zones' state is their files (internal/output).
+			b, err := js()
+			if err == nil {
+				po.Data, err = prior.ConfigMapData(b)
+			}
+			if err != nil {
+				rs.Errorf(src, "data", "cannot read the previous zone files (%v): their serials are the zones' state; restore the object from the previous render", err)
 				return previousOutput
 			}
 		}

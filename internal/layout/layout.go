@@ -276,9 +276,12 @@ func RNDCKeyInclude() string { return path.Join(RunDir, RNDCKeyFile) }
 // zones (so it can remove them when they are no longer desired).
 func AgentStateFile() string { return DataPath("bind-fn-agent-state.json") }
 
-// ZoneStateAnnotation on the <cluster>-config ConfigMap carries each zone's
-// serial and content hash (zonefile.State by ZoneStateKey), so the next
-// render can bump serials exactly when content changes.
+// ZoneStateAnnotation is where releases before the per-zone state
+// kept every zone's serial and hash, on the <cluster>-config ConfigMap
+// (zonefile.State by ZoneStateKey): one line for all zones, so two branches
+// that changed two zones always conflicted in git. It is read once, for the
+// serials of zones removed before the upgrade, and no longer written
+// (docs/state.md).
 const ZoneStateAnnotation = "bind.unkin.net/zone-state"
 
 // ZoneStateKey is a zone's key in ZoneStateAnnotation: the zone name
@@ -291,4 +294,29 @@ func ZoneStateKey(view, zone string) string {
 		return zone
 	}
 	return view + "/" + zone
+}
+
+// RemovedZonePrefix starts the key, in a zones ConfigMap, of a removed
+// zone's tombstone: RemovedZonePrefix + the zone's file name. A zone's state
+// is its own file (its SOA serial, its content hashed); once the zone is
+// removed the tombstone keeps its last serial and hash, so that restored it
+// goes on above the serial secondaries may still hold. No zone file name
+// starts so (they start with db., catalog. or rpz.).
+const RemovedZonePrefix = "removed."
+
+// ZonesShard is the shard number of a zones ConfigMap of cluster (the
+// inverse of ZonesConfigMapName), false for any other name.
+func ZonesShard(cluster, name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, cluster+"-zones-")
+	if !ok || rest == "" || len(rest) > 9 || (rest[0] == '0' && len(rest) > 1) {
+		return 0, false
+	}
+	n := 0
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }

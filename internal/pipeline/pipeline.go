@@ -32,10 +32,8 @@ func Run(in Input, opt render.Options) ([]render.Object, diag.Results) {
 	set, rs := decode(in.Items)
 	clusters, brs := model.Build(set)
 	rs = append(rs, brs...)
-	prev := &prior.Previous{}
-	for _, p := range in.Previous {
-		rs = append(rs, prev.Add(p)...)
-	}
+	prev, prs := prior.Read(in.Previous)
+	rs = append(rs, prs...)
 	// Every zone is built once, in parallel, for the validator and the renderer.
 	zones := &zonefile.Cache{}
 	zones.BuildAll(clusters)

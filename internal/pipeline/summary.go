@@ -1,18 +1,18 @@
 package pipeline
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
-	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/mapkeys"
+	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/internal/output"
 	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
-	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
 // MaxZoneSummary is the most per-zone lines ZoneSummary returns; the rest
@@ -20,53 +20,53 @@ import (
 const MaxZoneSummary = 20
 
 // ZoneSummary is one info result per zone a render changes — its serial
-// moved (its content changed), or it was added or removed — read from the
-// zone-state annotation of the previous and the new <cluster>-config
-// ConfigMap. It is what a kpt user sees after `kpt fn render`; `bind-fn
-// plan` shows the records. Clusters without a previous render are not
-// summarised (every zone would be "added").
+// moved (its content changed), or it was added or removed — read by the one
+// reader of the zones' state (output.Read) from the zones ConfigMaps of the
+// previous output and of the new one. It is what a kpt user sees after
+// `kpt fn render`; `bind-fn plan` shows the records. Clusters without a
+// previous render are not summarised (every zone would be "added").
 func ZoneSummary(prev []prior.Object, objs []render.Object) diag.Results {
-	before := map[string]map[string]zonefile.State{}
-	for _, p := range prev {
-		if p.Kind != "ConfigMap" {
-			continue
-		}
-		if st, ok := zoneStates(p.Annotations); ok {
-			before[p.Src.Ref.Namespace+"/"+p.Src.Ref.Name] = st
+	before, _ := output.Read(zoneConfigMaps(prev)) // read by the render already: its errors were reported there
+	var now []prior.Object
+	for _, o := range objs {
+		if p, ok := prior.ObjectOf(o.Obj); ok && p.Kind == "ConfigMap" {
+			p.Src.File = o.Path
+			now = append(now, p)
 		}
 	}
+	after, _ := output.Read(zoneConfigMaps(now))
 	var rs diag.Results
 	var extra int
-	for _, o := range objs {
-		cm, ok := o.Obj.(*corev1.ConfigMap)
-		if !ok {
+	for _, id := range slices.Sorted(maps.Keys(after)) {
+		old, had := before[id]
+		if !had {
 			continue
 		}
-		after, ok := zoneStates(cm.Annotations)
-		old, had := before[cm.Namespace+"/"+cm.Name]
-		if !ok || !had {
-			continue
-		}
-		src := diag.Source{Ref: diag.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name}, File: o.Path}
-		var lines []string
-		for _, k := range mapkeys.Union(old, after) {
-			a, aok := old[k]
-			b, bok := after[k]
+		cur := after[id]
+		for _, k := range mapkeys.Union(old, cur) {
+			a, b := old[k], cur[k]
+			aok := a.Serial != 0 && !a.Removed
+			bok := b.Serial != 0 && !b.Removed
+			var line string
+			src := b.Src
 			switch {
-			case !aok:
-				lines = append(lines, fmt.Sprintf("zone %s: added, serial %d", zoneLabel(k), b.Serial))
-			case !bok:
-				lines = append(lines, fmt.Sprintf("zone %s: removed", zoneLabel(k)))
-			case a.Hash != b.Hash || a.Serial != b.Serial:
-				lines = append(lines, fmt.Sprintf("zone %s: changed, serial %d → %d", zoneLabel(k), a.Serial, b.Serial))
+			case !aok && bok:
+				line = fmt.Sprintf("zone %s: added, serial %d", b.Label(), b.Serial)
+			case aok && !bok:
+				line = fmt.Sprintf("zone %s: removed", a.Label())
+				if src.Ref.Name == "" {
+					src = a.Src
+				}
+			case aok && (a.Hash != b.Hash || a.Serial != b.Serial):
+				line = fmt.Sprintf("zone %s: changed, serial %d → %d", b.Label(), a.Serial, b.Serial)
+			default:
+				continue
 			}
-		}
-		for _, l := range lines {
 			if len(rs) >= MaxZoneSummary {
 				extra++
 				continue
 			}
-			rs = append(rs, diag.Result{Severity: diag.Info, Source: src, Message: l + " (bind-fn plan shows the records)"})
+			rs = append(rs, diag.Result{Severity: diag.Info, Source: src, Message: line + " (bind-fn plan shows the records)"})
 		}
 	}
 	if extra > 0 {
@@ -75,23 +75,46 @@ func ZoneSummary(prev []prior.Object, objs []render.Object) diag.Results {
 	return rs
 }
 
-func zoneStates(a map[string]string) (map[string]zonefile.State, bool) {
-	raw, ok := a[layout.ZoneStateAnnotation]
-	if !ok {
-		return nil, false
+// zoneConfigMaps are the ConfigMaps among objs with their data.
+func zoneConfigMaps(objs []prior.Object) []output.ConfigMap {
+	var out []output.ConfigMap
+	for _, o := range objs {
+		if o.Kind == "ConfigMap" && len(o.Data) > 0 {
+			out = append(out, output.ConfigMap{Src: o.Src, Data: o.Data})
+		}
 	}
-	st := map[string]zonefile.State{}
-	if err := json.Unmarshal([]byte(raw), &st); err != nil {
-		return nil, false
-	}
-	return st, true
+	return out
 }
 
-// zoneLabel is "example.com" or "example.com (view internal)" for a state
-// key "[view/]zone".
-func zoneLabel(k string) string {
-	if v, z, ok := strings.Cut(k, "/"); ok {
-		return fmt.Sprintf("%q (view %s)", z, v)
+// Fresh counts what a render without a previous output made afresh: the
+// Secrets of keys others use (TSIG keys, DNSSEC keys: imported keys are
+// not rendered; the rndc key never leaves the pods) and the zones whose
+// serial it started at 1 (read by the one reader, output.Read). With any
+// previous output both are 0: what it held was kept.
+func Fresh(prev []prior.Object, objs []render.Object) (secrets, zones int) {
+	if len(prev) > 0 {
+		return 0, 0
 	}
-	return fmt.Sprintf("%q", k)
+	var cms []prior.Object
+	for _, o := range objs {
+		switch v := o.Obj.(type) {
+		case *corev1.Secret:
+			if c := v.Labels[objects.LabelComponent]; c == objects.ComponentTSIG || c == objects.ComponentDNSSECKeys {
+				secrets++
+			}
+		case *corev1.ConfigMap:
+			if p, ok := prior.ObjectOf(v); ok {
+				cms = append(cms, p)
+			}
+		}
+	}
+	all, _ := output.Read(zoneConfigMaps(cms))
+	for _, zs := range all {
+		for _, z := range zs {
+			if z.Serial == 1 && !z.Removed {
+				zones++
+			}
+		}
+	}
+	return secrets, zones
 }

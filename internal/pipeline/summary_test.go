@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
@@ -23,9 +22,7 @@ func TestZoneSummary(t *testing.T) {
 	}
 	var prev []prior.Object
 	for _, o := range first {
-		if cm, ok := o.Obj.(*corev1.ConfigMap); ok {
-			p := prior.Object{Kind: "ConfigMap", Annotations: cm.Annotations}
-			p.Src.Ref.Namespace, p.Src.Ref.Name = cm.Namespace, cm.Name
+		if p, ok := prior.ObjectOf(o.Obj); ok {
 			prev = append(prev, p)
 		}
 	}
@@ -51,5 +48,47 @@ func TestZoneSummary(t *testing.T) {
 	}
 	if got := pipeline.ZoneSummary(nil, second); len(got) != 0 {
 		t.Errorf("without a previous render nothing is summarised, got %v", got)
+	}
+}
+
+// TestZoneSummaryRemoveRestore: a removed zone is one "removed" line (its
+// tombstone stays in the output), restored one "added" line that goes on
+// above its last serial.
+func TestZoneSummaryRemoveRestore(t *testing.T) {
+	items := testutil.ReadItems(t, filepath.Join(bindtools.RepoRoot(t), "examples", "authoritative"))
+	var without []model.Item
+	for _, it := range items {
+		if it.Source.Ref.Kind != "BindZone" || it.Source.Ref.Name != "example-com-internal" {
+			without = append(without, it)
+		}
+	}
+	run := func(items []model.Item, prev []prior.Object) ([]render.Object, []prior.Object) {
+		objs, rs := pipeline.Run(pipeline.Input{Items: items, Previous: prev}, render.Options{Rand: &testutil.DetRand{}})
+		if rs.HasErrors() {
+			t.Fatal(rs)
+		}
+		var out []prior.Object
+		for _, o := range objs {
+			if p, ok := prior.ObjectOf(o.Obj); ok {
+				out = append(out, p)
+			}
+		}
+		return objs, out
+	}
+	lines := func(prev []prior.Object, objs []render.Object) []string {
+		var got []string
+		for _, r := range pipeline.ZoneSummary(prev, objs) {
+			got = append(got, r.Message)
+		}
+		return got
+	}
+	_, first := run(items, nil)
+	removed, second := run(without, first)
+	if d := cmp.Diff([]string{`zone "example.com" (view internal): removed (bind-fn plan shows the records)`}, lines(first, removed)); d != "" {
+		t.Errorf("removed zone (-want +got):\n%s", d)
+	}
+	restored, _ := run(items, second)
+	if d := cmp.Diff([]string{`zone "example.com" (view internal): added, serial 1 (bind-fn plan shows the records)`}, lines(second, restored)); d != "" {
+		t.Errorf("restored zone, same content, same serial (-want +got):\n%s", d)
 	}
 }

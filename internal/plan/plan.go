@@ -228,7 +228,7 @@ func parallel(n int, f func(i int)) {
 
 func compareCluster(o, n *snapshot) *ClusterPlan {
 	cp := &ClusterPlan{Change: Changed}
-	empty := &snapshot{conf: nil, files: map[string][]byte{}, keys: map[string]keyState{}, objs: map[string]*Object{}}
+	empty := &snapshot{conf: nil, keys: map[string]keyState{}, objs: map[string]*Object{}}
 	switch {
 	case o == nil:
 		cp.Change = Added

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -51,11 +52,13 @@ func TestCompareKeys(t *testing.T) {
 }
 
 func TestParseZoneSplice(t *testing.T) {
-	s := &snapshot{files: map[string][]byte{
-		"/etc/bind-fn/zones/1/big.part-000": []byte("b 60 IN A 192.0.2.2\n"),
-	}}
-	main := []byte("$ORIGIN big.\n@ 60 IN SOA ns. h. 7 1 1 1 1\n@ 60 IN NS ns.\na 60 IN A 192.0.2.1\n$INCLUDE /etc/bind-fn/zones/1/big.part-000\n")
-	text, err := s.splice(main, 0)
+	s := &snapshot{}
+	s.files.Add(diag.Source{}, 1, map[string][]byte{"big.part-000": []byte("b 60 IN A 192.0.2.2\n")})
+	s.files.Add(diag.Source{}, 0, map[string][]byte{
+		"big":  []byte("$ORIGIN big.\n@ 60 IN SOA ns. h. 7 1 1 1 1\n@ 60 IN NS ns.\na 60 IN A 192.0.2.1\n$INCLUDE /etc/bind-fn/zones/1/big.part-000\n"),
+		"lost": []byte("$INCLUDE /nowhere\n"),
+	})
+	text, err := s.files.File("/etc/bind-fn/zones/0/big")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +77,7 @@ func TestParseZoneSplice(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("a zone split by the renderer's $INCLUDE reads as one (-want +got):\n%s", d)
 	}
-	if _, err := s.splice([]byte("$INCLUDE /nowhere\n"), 0); err == nil {
+	if _, err := s.files.File("/etc/bind-fn/zones/0/lost"); err == nil {
 		t.Error("an $INCLUDE of a file no ConfigMap holds must fail")
 	}
 }

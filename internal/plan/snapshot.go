@@ -11,9 +11,11 @@ import (
 
 	"github.com/miekg/dns"
 
+	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/internal/output"
 )
 
 // snapshot is one rendered BindCluster as DNS sees it.
@@ -22,10 +24,9 @@ type snapshot struct {
 	// conf is each role's named.conf, parsed.
 	conf  map[string][]namedconf.Stmt
 	agent *layout.AgentConfigDoc
-	// state is the zone-state annotation (serials by view/zone).
-	state map[string]json.RawMessage
-	// files are the zone ConfigMaps' files by their path in the pod.
-	files map[string][]byte
+	// zones are the zones ConfigMaps, read by the one reader of rendered
+	// zone files (internal/output).
+	files output.Shards
 	// keys are the generated TSIG keys by key name.
 	keys map[string]keyState
 	// rndc is a digest of the rndc key Secret.
@@ -56,7 +57,7 @@ func snapshots(objs []Object) (map[string]*snapshot, error) {
 		id := ns + "/" + name
 		s := out[id]
 		if s == nil {
-			s = &snapshot{ns: ns, name: name, conf: map[string][]namedconf.Stmt{}, files: map[string][]byte{}, keys: map[string]keyState{}, objs: map[string]*Object{}}
+			s = &snapshot{ns: ns, name: name, conf: map[string][]namedconf.Stmt{}, keys: map[string]keyState{}, objs: map[string]*Object{}}
 			out[id] = s
 		}
 		return s
@@ -83,17 +84,13 @@ func snapshots(objs []Object) (map[string]*snapshot, error) {
 					return nil, fmt.Errorf("ConfigMap %s/%s %s: %w", o.Namespace, o.Name, layout.AgentConfig, err)
 				}
 			}
-			if st := o.Annotations[layout.ZoneStateAnnotation]; st != "" {
-				if err := json.Unmarshal([]byte(st), &s.state); err != nil {
-					return nil, fmt.Errorf("ConfigMap %s/%s annotation %s: %w", o.Namespace, o.Name, layout.ZoneStateAnnotation, err)
-				}
-			}
 		case o.Kind == "ConfigMap" && o.Component() == objects.ComponentZones:
-			// layout.ZonesConfigMapName: <cluster>-zones-<shard>.
-			shard := strings.TrimPrefix(o.Name, o.Cluster()+"-zones-")
-			for k, v := range o.Data {
-				s.files[layout.ZonesDir+"/"+shard+"/"+k] = v
+			shard, ok := layout.ZonesShard(o.Cluster(), o.Name)
+			if !ok {
+				return nil, fmt.Errorf("ConfigMap %s/%s: a zones ConfigMap of cluster %s is named %s-zones-<n>", o.Namespace, o.Name, o.Cluster(), o.Cluster())
 			}
+			src := diag.Source{Ref: diag.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: o.Namespace, Name: o.Name}}
+			s.files.Add(src, shard, o.Data)
 		case o.Kind == "Secret" && o.Component() == objects.ComponentTSIG:
 			name := string(o.Data["keyName"])
 			if name == "" {
@@ -223,12 +220,11 @@ func (s *snapshot) zones() map[string]*zone {
 		if z.apply == applyXfr {
 			continue
 		}
-		text, ok := s.files[file]
-		if !ok {
+		if _, ok := s.files.Raw(file); !ok {
 			z.err = fmt.Errorf("zone file %s is not in any zones ConfigMap", file)
 			continue
 		}
-		if z.text, z.err = s.splice(text, 0); z.err != nil {
+		if z.text, z.err = s.files.File(file); z.err != nil {
 			z.err = fmt.Errorf("%s: %w", file, z.err)
 		}
 		z.path = file
@@ -304,38 +300,6 @@ func Rdata(rr dns.RR) string {
 		s = s[i+1:]
 	}
 	return s
-}
-
-// splice replaces each `$INCLUDE <path>` line the renderer writes (a zone
-// split across ConfigMaps) with the included file. Only whole lines of that
-// one form are replaced; miekg/dns reads the result.
-func (s *snapshot) splice(text []byte, depth int) ([]byte, error) {
-	if !bytes.Contains(text, []byte("$INCLUDE")) {
-		return text, nil
-	}
-	if depth > 2 {
-		return nil, fmt.Errorf("$INCLUDE nested too deep")
-	}
-	var out bytes.Buffer
-	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
-		if p, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("$INCLUDE ")); ok {
-			inc, ok := s.files[string(bytes.TrimSpace(p))]
-			if !ok {
-				return nil, fmt.Errorf("$INCLUDE %s: not in any zones ConfigMap", p)
-			}
-			inc, err := s.splice(inc, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out.Write(inc)
-			if len(inc) > 0 && inc[len(inc)-1] != '\n' {
-				out.WriteByte('\n')
-			}
-			continue
-		}
-		out.Write(line)
-	}
-	return out.Bytes(), nil
 }
 
 // formatStmt flattens a statement into lines: a block's children each on a

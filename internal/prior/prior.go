@@ -12,12 +12,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/output"
 	"git.unkin.net/unkin/bind-fn/internal/vocab"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
@@ -26,7 +32,16 @@ import (
 // value is a first render (nothing kept).
 type Previous struct {
 	secrets map[string]map[string][]byte // ns/name -> data
-	zones   map[string]map[string]zonefile.State
+	// configMaps are the previous ConfigMaps' data (zones shards) by
+	// ns/name, legacy the zone-state annotation of releases before the
+	// per-zone state, by ns/<cluster>-config.
+	configMaps map[string]output.ConfigMap
+	legacy     map[string]string
+	// zones are the zone states read from configMaps (output.Shards.Zones),
+	// by ns/cluster, then by file name; zoneResults what reading them said.
+	mu          sync.Mutex
+	zones       map[string]map[string]output.Zone
+	zoneResults diag.Results
 	// generated is this run's new key material by namespace/Secret name.
 	generated map[string][]byte
 	dnssec    map[string]DNSKEYRecord // ns/DS ConfigMap -> DNSKEYs at the last render
@@ -37,8 +52,23 @@ type Object struct {
 	Src         diag.Source
 	Kind        string
 	Annotations map[string]string
-	// Data of a Secret (decoded) or ConfigMap.
+	// Data of a Secret (decoded) or ConfigMap. The adapters pass the data
+	// of the zones ConfigMaps (the zones' state is their files) and
+	// Secrets; the other ConfigMaps need only their annotations.
 	Data map[string][]byte
+}
+
+// Read records every previously rendered object and reads the zones'
+// state from them, with the one failure rule of output.Shards.Zones: a
+// zone file or tombstone that does not read is an error, located at its
+// ConfigMap key.
+func Read(objs []Object) (*Previous, diag.Results) {
+	p := &Previous{}
+	for _, o := range objs {
+		p.Add(o)
+	}
+	p.readZones()
+	return p, p.zoneResults
 }
 
 // DNSKEYRecord is what the DS ConfigMap's annotation
@@ -46,10 +76,10 @@ type Object struct {
 // ("<alg>/<flags>/<tag>"), sorted, by zone.
 type DNSKEYRecord map[string][]string
 
-// Add records a previously rendered object. It returns a warning when the
-// object carries state that cannot be read (the zone serials then restart).
-func (p *Previous) Add(o Object) diag.Results {
-	var rs diag.Results
+// Add records a previously rendered object. The zones' state is read
+// from all of them together, when first asked for (Read reports what that
+// reading found).
+func (p *Previous) Add(o Object) {
 	key := o.Src.Ref.Namespace + "/" + o.Src.Ref.Name
 	switch o.Kind {
 	case "Secret":
@@ -61,46 +91,85 @@ func (p *Previous) Add(o Object) diag.Results {
 		if raw, ok := o.Annotations[layout.DNSSECKeysAnnotation]; ok {
 			rec := DNSKEYRecord{}
 			if json.Unmarshal([]byte(raw), &rec) != nil {
-				return nil // unreadable: nothing to compare against, as after a first render
+				return // unreadable: nothing to compare against, as after a first render
 			}
 			if p.dnssec == nil {
 				p.dnssec = map[string]DNSKEYRecord{}
 			}
 			p.dnssec[key] = rec
-			return nil
+			return
 		}
-		raw, ok := o.Annotations[layout.ZoneStateAnnotation]
-		if !ok || !strings.HasSuffix(o.Src.Ref.Name, "-config") {
-			return nil
+		if raw, ok := o.Annotations[layout.ZoneStateAnnotation]; ok && strings.HasSuffix(o.Src.Ref.Name, "-config") {
+			if p.legacy == nil {
+				p.legacy = map[string]string{}
+			}
+			p.legacy[key] = raw
 		}
-		st := map[string]zonefile.State{}
-		if err := json.Unmarshal([]byte(raw), &st); err != nil {
-			rs.Warnf(o.Src, "metadata.annotations["+layout.ZoneStateAnnotation+"]", "cannot read the previous zone serials (%v): serials restart unless spec.soa.serial is set", err)
-			return rs
+		if len(o.Data) > 0 {
+			if p.configMaps == nil {
+				p.configMaps = map[string]output.ConfigMap{}
+			}
+			p.configMaps[key] = output.ConfigMap{Src: o.Src, Data: o.Data}
 		}
-		if p.zones == nil {
-			p.zones = map[string]map[string]zonefile.State{}
-		}
-		p.zones[key] = st
+		p.zones = nil // read again with this one
 	}
-	return rs
 }
 
-// ZoneStates are the serials and content hashes the previous render of
-// cluster c recorded, by layout.ZoneStateKey.
-func (p *Previous) ZoneStates(c *model.Cluster) map[string]zonefile.State {
+// readZones reads every cluster's zone state from the zones ConfigMaps
+// (once; Add resets it).
+func (p *Previous) readZones() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.zones != nil {
+		return
+	}
+	cms := make([]output.ConfigMap, 0, len(p.configMaps))
+	for _, k := range slices.Sorted(maps.Keys(p.configMaps)) {
+		cms = append(cms, p.configMaps[k])
+	}
+	p.zones, p.zoneResults = output.Read(cms)
+}
+
+// ZoneStates are the zone states the previous render of cluster c left in
+// its output, by zone file name (model.ZoneFileName), removed zones'
+// included. A release before the per-zone state kept them in one
+// annotation; from there only the removed zones' are taken (the others are
+// in their files).
+func (p *Previous) ZoneStates(c *model.Cluster) map[string]output.Zone {
 	if p == nil {
 		return nil
 	}
-	return p.zones[c.Namespace+"/"+layout.ConfigMapName(c.Name)]
+	p.readZones()
+	p.mu.Lock() // the legacy states are merged in once, maybe from several goroutines
+	defer p.mu.Unlock()
+	id := c.Namespace + "/" + c.Name
+	zs := p.zones[id]
+	if raw, ok := p.legacy[c.Namespace+"/"+layout.ConfigMapName(c.Name)]; ok {
+		var views []string
+		if c.HasViews {
+			for _, v := range c.Views {
+				views = append(views, v.Name)
+			}
+		}
+		for file, z := range output.Legacy(raw, views) {
+			if _, ok := zs[file]; !ok {
+				if zs == nil {
+					zs = map[string]output.Zone{}
+					p.zones[id] = zs
+				}
+				zs[file] = z
+			}
+		}
+	}
+	return zs
 }
 
-// ZoneState returns the serial and content hash a previous render recorded
-// for a zone of cluster c (view "" without views; zone canonical, with the
-// trailing dot), and whether there was one.
+// ZoneState returns the serial and content hash a previous render left for
+// primary zone (canonical, with the trailing dot) of view ("" without
+// views) of cluster c, and whether there was one.
 func (p *Previous) ZoneState(c *model.Cluster, view, zone string) (zonefile.State, bool) {
-	s, ok := p.ZoneStates(c)[layout.ZoneStateKey(view, zone)]
-	return s, ok
+	z, ok := p.ZoneStates(c)[model.ZoneFileName("db", view, zone)]
+	return z.State, ok
 }
 
 // Secret is the data of a previously rendered Secret, nil when there was none.
@@ -185,6 +254,22 @@ func SecretData(js []byte) (map[string][]byte, error) {
 	return s.Data, nil
 }
 
+// ConfigMapData reads a previously rendered ConfigMap's data from its JSON
+// (zone files: the zones' state).
+func ConfigMapData(js []byte) (map[string][]byte, error) {
+	var cm struct {
+		Data map[string]string `json:"data"`
+	}
+	if err := json.Unmarshal(js, &cm); err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(cm.Data))
+	for k, v := range cm.Data {
+		out[k] = []byte(v)
+	}
+	return out, nil
+}
+
 // newKeyMaterial reads fresh key material for algorithm from r (as long as
 // its digest, as tsig-keygen makes them): crypto/rand's
 // Reader in production, a fixed reader in tests.
@@ -198,4 +283,29 @@ func newKeyMaterial(r io.Reader, algorithm string) ([]byte, error) {
 		return nil, fmt.Errorf("cannot generate TSIG key material: %w", err)
 	}
 	return b, nil
+}
+
+// ObjectOf is a rendered object (a typed *corev1.Secret or
+// *corev1.ConfigMap) as the previous output the adapters hand over: what a
+// render reads back when its output is fed to the next one. Other kinds
+// give false.
+func ObjectOf(obj any) (Object, bool) {
+	var o Object
+	switch v := obj.(type) {
+	case *corev1.Secret:
+		o = Object{Kind: "Secret", Annotations: v.Annotations, Data: v.Data}
+		o.Src.Ref = diag.ObjectRef{APIVersion: "v1", Kind: "Secret", Namespace: v.Namespace, Name: v.Name}
+	case *corev1.ConfigMap:
+		o = Object{Kind: "ConfigMap", Annotations: v.Annotations}
+		o.Src.Ref = diag.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: v.Namespace, Name: v.Name}
+		if len(v.Data) > 0 {
+			o.Data = make(map[string][]byte, len(v.Data))
+			for k, s := range v.Data {
+				o.Data[k] = []byte(s)
+			}
+		}
+	default:
+		return Object{}, false
+	}
+	return o, true
 }

@@ -8,6 +8,10 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/model"
 )
 
 // material is n bytes of a fixed pattern, a stand-in for crypto/rand.
@@ -59,5 +63,38 @@ func TestNewKeyMaterial(t *testing.T) {
 	}
 	if _, err := newKeyMaterial(iotest.ErrReader(errors.New("boom")), "hmac-sha256"); err == nil {
 		t.Error("reader error not returned")
+	}
+}
+
+// TestReadEarlierRelease: a package an earlier release rendered (zone files
+// with tabs and no hash comment, every zone's state in the zone-state
+// annotation) keeps its serials: a live zone's from its file, a zone
+// removed before the upgrade from the annotation.
+func TestReadEarlierRelease(t *testing.T) {
+	src := func(name string) diag.Source {
+		return diag.Source{Ref: diag.ObjectRef{Kind: "ConfigMap", Namespace: "dns", Name: name}}
+	}
+	objs := []Object{
+		{Src: src("tiny-config"), Kind: "ConfigMap", Annotations: map[string]string{
+			layout.ZoneStateAnnotation: `{"a.example":{"Serial":4,"Hash":"old"},"gone.example":{"Serial":9,"Hash":"h"}}`,
+		}},
+		{Src: src("tiny-zones-0"), Kind: "ConfigMap", Data: map[string][]byte{
+			"db.a.example": []byte("$ORIGIN a.example.\n$TTL 60\na.example.\t60\tIN\tSOA\tns. h. 5 300 60 1209600 60\na.example.\t60\tIN\tNS\tns.\n"),
+		}},
+	}
+	p, rs := Read(objs)
+	if len(rs) > 0 {
+		t.Fatal(rs)
+	}
+	c := &model.Cluster{Namespace: "dns", Name: "tiny"}
+	got := map[string]uint32{}
+	for f, z := range p.ZoneStates(c) {
+		got[f] = z.Serial
+	}
+	if d := cmp.Diff(map[string]uint32{"db.a.example": 5, "db.gone.example": 9}, got); d != "" {
+		t.Errorf("serials by file (-want +got):\n%s", d)
+	}
+	if st, ok := p.ZoneState(c, "", "gone.example."); !ok || st.Serial != 9 {
+		t.Errorf("the removed zone's state: %+v, %v", st, ok)
 	}
 }

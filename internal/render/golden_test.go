@@ -114,14 +114,7 @@ func previous(t *testing.T, objs []render.Object) []prior.Object {
 	t.Helper()
 	var out []prior.Object
 	for _, o := range objs {
-		switch v := o.Obj.(type) {
-		case *corev1.Secret:
-			p := prior.Object{Kind: "Secret", Data: v.Data}
-			p.Src.Ref.Namespace, p.Src.Ref.Name = v.Namespace, v.Name
-			out = append(out, p)
-		case *corev1.ConfigMap:
-			p := prior.Object{Kind: "ConfigMap", Annotations: v.Annotations}
-			p.Src.Ref.Namespace, p.Src.Ref.Name = v.Namespace, v.Name
+		if p, ok := prior.ObjectOf(o.Obj); ok {
 			out = append(out, p)
 		}
 	}

@@ -85,17 +85,13 @@ func renderCluster(c *model.Cluster, prev *prior.Previous, zones *zonefile.Cache
 	if err != nil {
 		rs.Errorf(c.Src, "", "cannot encode agent config: %v", err)
 	}
-	stateJSON, err := json.Marshal(zs.state)
-	if err != nil {
-		rs.Errorf(c.Src, "", "cannot encode zone state: %v", err)
-	}
 
 	out := &objectList{cluster: c.Name}
 	cfg := objects.ConfigMap(c, layout.ConfigMapName(c.Name), "config", map[string]string{
 		layout.NamedConfPrimary:   string(primaryConf),
 		layout.NamedConfSecondary: string(secondaryConf),
 		layout.AgentConfig:        string(agentJSON) + "\n",
-	}, map[string]string{layout.ZoneStateAnnotation: string(stateJSON)})
+	}, nil)
 	out.add("configmap", cfg.Name, cfg)
 	var shardNames []string
 	for i, data := range shards {

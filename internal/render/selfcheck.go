@@ -73,9 +73,9 @@ func SelfCheck(clusters []*model.Cluster, objs []Object) diag.Results {
 // server's limits: data at most 1 MiB, annotations at most 256 KiB. Zone
 // files are split over several ConfigMaps by the renderer; what cannot be
 // split is the config ConfigMap (both named.conf files and agent.json, each
-// zone a statement in both) and its zone-state annotation (each zone's
-// serial and hash): at about 2,300 zones in one cluster they pass the
-// limits and nothing could be applied. The renderer does not shard them;
+// zone a statement in both): at about 3,000 zones in one cluster it passes
+// the limit and nothing could be applied. (The zones' serials are their
+// own files, docs/state.md: no annotation grows with the zones.) The renderer does not shard them;
 // the cluster is refused, with the numbers, before anything is emitted.
 func checkObjectSizes(clusters []*model.Cluster, objs []Object) diag.Results {
 	var rs diag.Results

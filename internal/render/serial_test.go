@@ -1,31 +1,31 @@
 package render_test
 
 import (
-	"encoding/json"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-
-	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/output"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
-	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
-// serials reads the zone state a render recorded on the config ConfigMap.
-func serials(t *testing.T, objs []render.Object) map[string]zonefile.State {
+// serials reads the zone state a render left in its output, by zone file
+// name, through the one reader (internal/output).
+func serials(t *testing.T, objs []render.Object) map[string]output.Zone {
 	t.Helper()
-	for _, o := range objs {
-		if cm, ok := o.Obj.(*corev1.ConfigMap); ok && cm.Annotations[layout.ZoneStateAnnotation] != "" {
-			st := map[string]zonefile.State{}
-			if err := json.Unmarshal([]byte(cm.Annotations[layout.ZoneStateAnnotation]), &st); err != nil {
-				t.Fatal(err)
-			}
-			return st
+	var cms []output.ConfigMap
+	for _, p := range previous(t, objs) {
+		if p.Kind == "ConfigMap" {
+			cms = append(cms, output.ConfigMap{Src: p.Src, Data: p.Data})
 		}
 	}
-	t.Fatal("no zone state")
+	all, rs := output.Read(cms)
+	if rs.HasErrors() || len(all) != 1 {
+		t.Fatalf("zone state of one cluster: %d clusters, %v", len(all), rs)
+	}
+	for _, zs := range all {
+		return zs
+	}
 	return nil
 }
 
@@ -54,15 +54,15 @@ func TestSerialSurvivesRemoval(t *testing.T) {
 	}
 	r1 := run(t, items(base+"\n---\n"+zone("192.0.2.1")), nil)
 	r2 := run(t, items(base+"\n---\n"+zone("192.0.2.2")), previous(t, r1))
-	if got := serials(t, r2)["b.example"].Serial; got != 2 {
+	if got := serials(t, r2)["db.b.example"].Serial; got != 2 {
 		t.Fatalf("changed zone: serial %d, want 2", got)
 	}
 	r3 := run(t, items(base), previous(t, r2))
-	if st, ok := serials(t, r3)["b.example"]; !ok || st.Serial != 2 {
+	if st, ok := serials(t, r3)["db.b.example"]; !ok || st.Serial != 2 || !st.Removed {
 		t.Errorf("removed zone: state %+v (kept %v), want serial 2 kept", st, ok)
 	}
 	r4 := run(t, items(base+"\n---\n"+zone("192.0.2.3")), previous(t, r3))
-	if got := serials(t, r4)["b.example"].Serial; got != 3 {
+	if got := serials(t, r4)["db.b.example"].Serial; got != 3 {
 		t.Errorf("restored zone with new data: serial %d, want 3 (never back to 1)", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/output"
 	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
@@ -26,10 +27,12 @@ type fileRef struct {
 // zones — with their serial state, and what refers to each file: the
 // named.conf plan, the agent's seed list.
 type zoneSet struct {
-	cache     *zonefile.Cache
-	prevState map[string]zonefile.State
+	cache *zonefile.Cache
+	// prevState is the previous render's zone states by file name, state
+	// this render's zones'.
+	prevState map[string]output.Zone
 	plan      *confPlan
-	state     map[string]zonefile.State
+	state     map[string]bool
 	files     []zoneFile
 	refs      []fileRef
 	seeds     []layout.SeedZone
@@ -44,7 +47,7 @@ func buildZones(c *model.Cluster, prev *prior.Previous, cache *zonefile.Cache) *
 		cache:     cache,
 		prevState: prev.ZoneStates(c),
 		plan:      &confPlan{files: map[zoneKey]string{}, catalogs: map[string]string{}, policies: map[zoneKey]string{}},
-		state:     map[string]zonefile.State{},
+		state:     map[string]bool{},
 	}
 	for _, v := range c.Views {
 		zs.catalog(v)
@@ -57,29 +60,31 @@ func buildZones(c *model.Cluster, prev *prior.Previous, cache *zonefile.Cache) *
 			zs.policy(v, p)
 		}
 	}
-	// A zone removed from the input keeps its serial and hash in the
-	// state: restored later, it continues from there. Restarting at 1
-	// would leave every secondary that kept the higher serial on the old
-	// data for good.
-	for k, st := range zs.prevState {
-		if _, ok := zs.state[k]; !ok {
-			zs.state[k] = st
+	// A zone removed from the input keeps its serial and hash in a
+	// tombstone where its file was: restored later, it continues from
+	// there. Restarting at 1 would leave every secondary that kept the
+	// higher serial on the old data for good.
+	for name, z := range zs.prevState {
+		if !zs.state[name] {
+			zs.files = append(zs.files, zoneFile{name: layout.RemovedZonePrefix + name, text: []byte(output.TombstoneText(z.Origin, z.State))})
 		}
 	}
 	return zs
 }
 
 // add records a built zone's file: its serial (the previous one, or one more
-// when the content changed), its text, and who needs its path.
-func (zs *zoneSet) add(key string, src diag.Source, z *zonefile.Zone, explicit *uint32, name string, set func(string)) {
+// when the content changed), its text, and who needs its path. The file is
+// the zone's state: the next render reads the serial and hash back from it
+// (output.Shards.Zones).
+func (zs *zoneSet) add(src diag.Source, z *zonefile.Zone, explicit *uint32, name string, set func(string)) {
 	var p *zonefile.State
-	if s, ok := zs.prevState[key]; ok {
-		p = &s
+	if s, ok := zs.prevState[name]; ok {
+		p = &s.State
 	}
 	// Without an explicit serial NextSerial keeps or advances the previous
 	// one; an explicit one going backwards is validate's (checkSerial).
 	serial := zonefile.NextSerial(p, z.Hash, explicit)
-	zs.state[key] = zonefile.State{Serial: serial, Hash: z.Hash}
+	zs.state[name] = true
 	zs.files = append(zs.files, zoneFile{name: name, text: z.Text(serial)})
 	zs.refs = append(zs.refs, fileRef{set: set, name: name})
 }
@@ -91,7 +96,7 @@ func (zs *zoneSet) catalog(v *model.View) {
 	cz, rs := zonefile.ViewCatalog(v)
 	zs.failed(rs)
 	if cz != nil {
-		zs.add(layout.ZoneStateKey(v.Name, v.Catalog.ZoneName), v.Catalog.Src, cz, nil, fileName("catalog", v.Name, v.Catalog.ZoneName),
+		zs.add(v.Catalog.Src, cz, nil, fileName("catalog", v.Name, v.Catalog.ZoneName),
 			func(p string) { zs.plan.catalogs[v.Name] = p })
 	}
 }
@@ -122,14 +127,14 @@ func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone) {
 		// (their parts inlined by the agent).
 		dest := layout.DataPath(primaryDir, name)
 		zs.plan.files[k] = dest
-		zs.add(layout.ZoneStateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) {
+		zs.add(z.Src, built, explicit, name, func(p string) {
 			zs.seeds = append(zs.seeds, layout.SeedZone{Zone: bare(z.Name), View: v.Name, Source: p, Dest: dest, Refresh: !z.Spec.DynamicUpdate})
 			if dyn >= 0 {
 				zs.dyn[dyn].Source = p
 			}
 		})
 	} else {
-		zs.add(layout.ZoneStateKey(v.Name, z.Name), z.Src, built, explicit, name, func(p string) { zs.plan.files[k] = p })
+		zs.add(z.Src, built, explicit, name, func(p string) { zs.plan.files[k] = p })
 	}
 	zs.cache.Forget(z) // its text is made: let the RRs go
 }
@@ -141,7 +146,7 @@ func (zs *zoneSet) policy(v *model.View, p *model.Policy) {
 		return
 	}
 	k := zoneKey{v.Name, p.ZoneName}
-	zs.add(layout.ZoneStateKey(v.Name, p.ZoneName), p.Src, pz, nil, fileName("rpz", v.Name, p.ZoneName), func(path string) { zs.plan.policies[k] = path })
+	zs.add(p.Src, pz, nil, fileName("rpz", v.Name, p.ZoneName), func(path string) { zs.plan.policies[k] = path })
 }
 
 // shard packs the zone files, in name order, into ConfigMaps under the

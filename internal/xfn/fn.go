@@ -284,13 +284,24 @@ func Previous(observed map[resource.Name]resource.ObservedComposed) ([]prior.Obj
 		}
 		src := diag.Source{Ref: diag.ObjectRef{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}, File: "observed " + n}
 		po := prior.Object{Src: src, Kind: o.GetKind(), Annotations: o.GetAnnotations()}
-		if o.GetKind() == "Secret" {
+		switch {
+		case o.GetKind() == "Secret":
 			js, err := json.Marshal(o.Object)
 			if err == nil {
 				po.Data, err = prior.SecretData(js)
 			}
 			if err != nil {
 				rs.Warnf(src, "data", "cannot read the observed Secret (%v): its key material will be regenerated", err)
+				continue
+			}
+		case o.GetKind() == "ConfigMap" && o.GetLabels()[objects.LabelComponent] == objects.ComponentZones:
+			// The zones' state is their files (internal/output).
+			js, err := json.Marshal(o.Object)
+			if err == nil {
+				po.Data, err = prior.ConfigMapData(js)
+			}
+			if err != nil {
+				rs.Errorf(src, "data", "cannot read the observed zone files (%v): their serials are the zones' state", err)
 				continue
 			}
 		}

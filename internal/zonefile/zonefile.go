@@ -15,7 +15,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"hash"
 	"slices"
 	"sort"
 	"strconv"
@@ -45,7 +44,7 @@ type Zone struct {
 	SOA *dns.SOA
 	// RRs are every other record, apex NS included, in canonical order.
 	RRs []dns.RR
-	// Hash is the hex SHA-256 of the zone's text without the SOA serial.
+	// Hash is the hex SHA-256 of the zone's text with serial 0 (Text(0)).
 	Hash string
 	// lines are RRs printed, one per RR, as sorting made them (printing is
 	// the dominant cost of a large zone: done once, used by the hash and
@@ -73,55 +72,152 @@ func NextSerial(prev *State, hash string, explicit *uint32) uint32 {
 }
 
 // Text is the zone file: $ORIGIN, $TTL, the SOA with serial, then the RRs,
-// each printed by miekg/dns on its own line.
+// each printed by miekg/dns on its own line, its fields separated by single
+// spaces instead of miekg's tabs. Without a tab (miekg escapes one inside a
+// name or a character-string) a YAML writer keeps the file as a literal
+// block, one zone line per YAML line: a change to one zone is a diff of its
+// own lines, which git merges beside a change to the zone next to it
+// (docs/state.md). The SOA line ends in a comment with the content hash
+// (HashComment): the state this serial stands for, which two branches that
+// changed one zone differently write differently, so git makes them
+// conflict there instead of merging two contents under one serial.
 func (z *Zone) Text(serial uint32) []byte {
 	var b bytes.Buffer
+	head := z.header(serial, z.Hash)
+	n := len(head)
+	z.eachLine(func(l string) { n += len(l) + 1 })
+	b.Grow(n)
+	b.Write(head)
+	z.eachLine(func(l string) {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	})
+	out := b.Bytes()
+	untab(out[len(head):])
+	return out
+}
+
+// HashComment starts the comment at the end of a rendered SOA line that
+// holds the zone's content hash.
+const HashComment = " ; content sha256:"
+
+// header is the file's first three lines ($ORIGIN, $TTL, SOA), tabs made
+// spaces, the SOA line ending in HashComment and hash unless hash is "".
+func (z *Zone) header(serial uint32, hash string) []byte {
 	soa := *z.SOA
 	soa.Serial = serial
-	fmt.Fprintf(&b, "$ORIGIN %s\n$TTL %d\n%s\n", z.Origin, z.TTL, soa.String())
+	var comment string
+	if hash != "" {
+		comment = HashComment + hash
+	}
+	b := []byte(fmt.Sprintf("$ORIGIN %s\n$TTL %d\n%s%s\n", z.Origin, z.TTL, soa.String(), comment))
+	untab(b)
+	return b
+}
+
+// eachLine calls f with every RR's line as miekg/dns prints it.
+func (z *Zone) eachLine(f func(string)) {
 	if len(z.lines) == len(z.RRs) {
-		n := b.Len()
 		for _, l := range z.lines {
-			n += len(l) + 1
+			f(l)
 		}
-		b.Grow(n - b.Len())
-		for _, l := range z.lines {
-			b.WriteString(l)
-			b.WriteByte('\n')
-		}
-		return b.Bytes()
+		return
 	}
 	for _, rr := range z.RRs {
-		b.WriteString(rr.String())
-		b.WriteByte('\n')
+		f(rr.String())
 	}
-	return b.Bytes()
 }
 
-// contentHash hashes the zone without its serial; lines are its RRs
-// printed, one per RR.
-func contentHash(origin string, ttl uint32, soa *dns.SOA, lines []string) string {
+// untab replaces every tab in b with a space, in place.
+func untab(b []byte) {
+	for i := bytes.IndexByte(b, '\t'); i >= 0; {
+		b[i] = ' '
+		j := bytes.IndexByte(b[i+1:], '\t')
+		if j < 0 {
+			return
+		}
+		i += 1 + j
+	}
+}
+
+// contentHash is the hex SHA-256 of Text(0): the same content hashes the
+// same whatever its serial, and StateOf reads it back from the file alone.
+func (z *Zone) contentHash() string {
 	h := sha256.New()
-	writeHash(h, origin, ttl, soa, lines)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func writeHash(h hash.Hash, origin string, ttl uint32, soa *dns.SOA, lines []string) {
-	fmt.Fprintf(h, "$ORIGIN %s\n$TTL %d\n", origin, ttl)
-	// The SOA without its serial.
-	fmt.Fprintf(h, "%s%s %s %d %d %d %d\n", soa.Hdr.String(), soa.Ns, soa.Mbox, soa.Refresh, soa.Retry, soa.Expire, soa.Minttl)
+	_, _ = h.Write(z.header(0, ""))
 	// The lines in chunks: hashing them one Write at a time costs a copy
 	// of each line to a byte slice.
 	buf := make([]byte, 0, 4<<10)
-	for _, l := range lines {
+	z.eachLine(func(l string) {
 		if len(buf)+len(l)+1 > cap(buf) {
+			untab(buf)
 			_, _ = h.Write(buf)
 			buf = buf[:0]
 		}
 		buf = append(buf, l...)
 		buf = append(buf, '\n')
-	}
+	})
+	untab(buf)
 	_, _ = h.Write(buf)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// StateOf reads a zone file Text wrote ($INCLUDEd parts spliced in): its
+// origin, its SOA serial and the content hash its SOA line records
+// (HashComment) — the content that serial was published with, even where a
+// hand-merged file holds other records. A file without the comment (an
+// earlier release's, tab-separated) has its hash computed from its text,
+// which gives the Hash Build computes for the same content. That the file
+// itself is the state is what lets git merge the renders of two branches
+// that changed two zones (docs/state.md).
+func StateOf(text []byte) (origin string, st State, err error) {
+	var head [3][]byte
+	rest := text
+	for i := range head {
+		line, tail, ok := bytes.Cut(rest, []byte("\n"))
+		if !ok {
+			return "", State{}, fmt.Errorf("line %d: the file ends before its SOA record ($ORIGIN, $TTL, SOA)", i+1)
+		}
+		head[i], rest = line, tail
+	}
+	o, ok := bytes.CutPrefix(head[0], []byte("$ORIGIN "))
+	if !ok || !dns.IsFqdn(string(o)) {
+		return "", State{}, fmt.Errorf("line 1: want \"$ORIGIN <zone>.\", not %q", head[0])
+	}
+	t, ok := bytes.CutPrefix(head[1], []byte("$TTL "))
+	if !ok {
+		return "", State{}, fmt.Errorf("line 2: want \"$TTL <seconds>\", not %q", head[1])
+	}
+	ttl, err := strconv.ParseUint(string(t), 10, 32)
+	if err != nil {
+		return "", State{}, fmt.Errorf("line 2: %q is not a TTL: %v", t, err)
+	}
+	soaLine, recorded, hasHash := bytes.Cut(head[2], []byte(HashComment))
+	rr, err := dns.NewRR(string(soaLine))
+	if err != nil {
+		return "", State{}, fmt.Errorf("line 3: %v", err)
+	}
+	soa, ok := rr.(*dns.SOA)
+	if !ok {
+		return "", State{}, fmt.Errorf("line 3: want the SOA record, not %s", dns.TypeToString[rr.Header().Rrtype])
+	}
+	if hasHash {
+		if len(recorded) != sha256.Size*2 || strings.Trim(string(recorded), "0123456789abcdef") != "" {
+			return "", State{}, fmt.Errorf("line 3: %q is not a content hash (64 hex digits)", recorded)
+		}
+		return string(o), State{Serial: soa.Serial, Hash: string(recorded)}, nil
+	}
+	z := &Zone{Origin: string(o), TTL: uint32(ttl), SOA: soa}
+	h := sha256.New()
+	_, _ = h.Write(z.header(0, ""))
+	if bytes.IndexByte(rest, '\t') < 0 {
+		_, _ = h.Write(rest)
+	} else { // an earlier release's file
+		spaced := bytes.Clone(rest)
+		untab(spaced)
+		_, _ = h.Write(spaced)
+	}
+	return z.Origin, State{Serial: soa.Serial, Hash: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 // Build builds a primary zone from spec.soa, spec.nameservers, spec.records
@@ -463,7 +559,9 @@ func (b *builder) finish() (*Zone, diag.Results) {
 		}
 	}
 	rrs, lines := sortCanonical(es)
-	return &Zone{Origin: b.origin, TTL: b.ttl, SOA: b.soa, RRs: rrs, Hash: contentHash(b.origin, b.ttl, b.soa, lines), lines: lines}, b.rs
+	z := &Zone{Origin: b.origin, TTL: b.ttl, SOA: b.soa, RRs: rrs, lines: lines}
+	z.Hash = z.contentHash()
+	return z, b.rs
 }
 
 // checkSet checks one RRset against the others at its owner and the zone.
