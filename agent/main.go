@@ -18,7 +18,7 @@ func main() {
 		case "--version", "-version", "version":
 			fmt.Println(version.Line("bind-fn-agent"))
 			return
-		case "run", "copy-self", "-h", "-help", "--help", "help":
+		case "run", "copy-self", "drain", "-h", "-help", "--help", "help":
 		default:
 			// One line and a hint, not the whole usage (agent.Main's
 			// answer when there is no command at all).

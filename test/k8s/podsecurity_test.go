@@ -76,6 +76,15 @@ func TestPodSecurityRestricted(t *testing.T) {
 	for _, f := range renderedFiles(t, "statefulset") {
 		for _, sts := range readObjects(t, f) {
 			pod := podOf(t, sts, ns)
+			// The pod runs as the rendered agent ServiceAccount, which the
+			// API server looks up before admission: make it (no RBAC: the
+			// pod never runs).
+			if sa, _, _ := unstructured.NestedString(pod.Object, "spec", "serviceAccountName"); sa != "" {
+				mustApply(t, ctx, &unstructured.Unstructured{Object: map[string]any{
+					"apiVersion": "v1", "kind": "ServiceAccount",
+					"metadata": map[string]any{"name": sa, "namespace": ns},
+				}})
+			}
 			if first == nil {
 				first = pod
 			}
