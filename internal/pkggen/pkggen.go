@@ -412,6 +412,19 @@ func (g *gen) clusterSpec(c *cluster, spec map[string]any) {
 		if port%2 == 0 { // from the port, so that the draws of every other field stay as they were
 			spec["agent"].(map[string]any)["resources"] = map[string]any{"requests": map[string]any{"memory": "48Mi"}, "limits": map[string]any{"cpu": "200m"}}
 		}
+		// From the port and the interval too, for the same reason.
+		if port%3 == 0 {
+			spec["networkPolicy"] = map[string]any{
+				"enabled":     true,
+				"dnsFrom":     []any{map[string]any{"ipBlock": map[string]any{"cidr": "198.51.100.0/24"}}, map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"dns.example.com/clients": "true"}}}},
+				"metricsFrom": []any{map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"kubernetes.io/metadata.name": "monitoring"}}}},
+			}
+		}
+		if interval%4 == 0 {
+			// The default, written out: external needs Secrets (and DNSSEC
+			// public keys) a generated package does not carry.
+			spec["secrets"] = "rendered"
+		}
 		if g.chance(0.5) {
 			spec["agent"].(map[string]any)["image"] = "git.unkin.net/unkin/bind-fn:v0.1.0"
 		}
