@@ -178,6 +178,8 @@ func Run(opt Options) ([]importer.Loss, *Summary, error) {
 }
 
 type verifier struct {
+	// labLock is held shared from mountPoints to stop (see labLock).
+	labLock *os.File
 	opt     Options
 	sum     *Summary
 	losses  []importer.Loss
@@ -486,12 +488,29 @@ func (v *verifier) layPod(root string, sts *appsv1.StatefulSet, cms map[string]*
 	return os.WriteFile(filepath.Join(root, "etc", "hosts"), []byte(hosts), 0o644)
 }
 
+// labLock is the lock every running multi-pod lab (test/multipod) holds
+// shared while the pod mount points it made on the host are in use.
+const labLock = "/run/bind-fn-lab.lock"
+
 // podPaths are the fixed paths the pod's tree is bound over.
 var podPaths = []string{"/etc/bind-fn", layout.RunDir, layout.DataDir}
 
 // mountPoints makes the pod paths the pod's tree is bound over, in this
 // mount namespace only (privateDir).
 func (v *verifier) mountPoints() error {
+	// The multi-pod lab makes and removes the same paths on the host; the
+	// last lab to finish removes them unless it can lock labLock
+	// exclusively. Holding it shared for the whole verify keeps them from
+	// being pulled from under this one (a path found existing gets no
+	// overlay). Taken before any overlay: one over /run would hide the
+	// host's lock file.
+	if f, err := os.OpenFile(labLock, os.O_RDONLY|os.O_CREATE, 0o644); err == nil {
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_SH) == nil {
+			v.labLock = f
+		} else {
+			f.Close()
+		}
+	}
 	for _, d := range podPaths {
 		if err := v.privateDir(d); err != nil {
 			return err
@@ -732,6 +751,10 @@ func (v *verifier) stop() {
 	// next verify in this namespace starts from the server's files.
 	for _, d := range slices.Backward(v.mounts) {
 		_ = exec.Command("umount", d).Run()
+	}
+	if v.labLock != nil {
+		_ = v.labLock.Close() // releases the shared lock
+		v.labLock = nil
 	}
 }
 
