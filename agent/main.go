@@ -13,17 +13,13 @@ import (
 )
 
 func main() {
+	// The version is the program's own; every command, and the answer to
+	// an unknown one, is agent.Main's (one list of commands).
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case "--version", "-version", "version":
 			fmt.Println(version.Line("bind-fn-agent"))
 			return
-		case "run", "copy-self", "drain", "-h", "-help", "--help", "help":
-		default:
-			// One line and a hint, not the whole usage (agent.Main's
-			// answer when there is no command at all).
-			fmt.Fprintf(os.Stderr, "bind-fn-agent: error: unknown command %q\nRun \"bind-fn-agent --help\" for usage.\n", os.Args[1])
-			os.Exit(2)
 		}
 	}
 	os.Exit(agent.Main(context.Background(), os.Args[1:], os.Getenv, os.Stderr))

@@ -151,7 +151,9 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stderr
 		_, _ = ParseFlags([]string{"-h"}, getenv, stderr)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "bind-fn-agent: unknown command %q\n%s", args[0], usageText)
+		// One line and a hint, not the whole usage (the answer when
+		// there is no command at all).
+		fmt.Fprintf(stderr, "bind-fn-agent: error: unknown command %q\nRun \"bind-fn-agent --help\" for usage.\n", args[0])
 		return 2
 	}
 }
