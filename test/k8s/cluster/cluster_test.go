@@ -549,9 +549,7 @@ func localImages(t *testing.T) string {
 	imagesOnce.Do(func() {
 		imgDir := filepath.Join(dir, "images")
 		agentTar, bindTar := filepath.Join(imgDir, "agent.tar"), filepath.Join(imgDir, "bind.tar")
-		if imagesErr = sh(filepath.Join(bin, "image"), "-bin", filepath.Join(bin, "bind-fn-agent"), "-path-in-image", "/bind-fn-agent",
-			"-entrypoint", "/bind-fn-agent", "-cmd", "copy-self /bind-fn/bin/bind-fn-agent",
-			"-tag", "git.unkin.net/unkin/bind-fn/bind-fn-agent:v0.1.0", "-o", agentTar); imagesErr != nil {
+		if imagesErr = agentImage(agentTar, "git.unkin.net/unkin/bind-fn/bind-fn-agent:v0.1.0"); imagesErr != nil {
 			return
 		}
 		if imagesTag, imagesErr = bindImage(bindTar); imagesErr != nil {
@@ -567,6 +565,13 @@ func localImages(t *testing.T) string {
 		t.Fatal(imagesErr)
 	}
 	return imagesTag
+}
+
+// agentImage writes the agent image tarball as `make images` builds it
+// (its default command copies the agent into the pod's shared emptyDir).
+func agentImage(out, tag string) error {
+	return sh(filepath.Join(bin, "image"), "-bin", filepath.Join(bin, "bind-fn-agent"), "-path-in-image", "/bind-fn-agent",
+		"-entrypoint", "/bind-fn-agent", "-cmd", "copy-self /bind-fn/bin/bind-fn-agent", "-tag", tag, "-o", out)
 }
 
 // bindImage builds the BIND image bind-fn ships, with the script `make

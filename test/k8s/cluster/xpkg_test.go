@@ -205,8 +205,7 @@ func pushBINDImages(t *testing.T) {
 		imgDir := filepath.Join(dir, "images")
 		agentTar, bindTar := filepath.Join(imgDir, "xp-agent.tar"), filepath.Join(imgDir, "xp-bind.tar")
 		agentTag := repo + "/bind-fn-agent:v0.1.0"
-		if err := sh(filepath.Join(bin, "image"), "-bin", filepath.Join(bin, "bind-fn-agent"), "-path-in-image", "/bind-fn-agent",
-			"-entrypoint", "/bind-fn-agent", "-cmd", "copy-self /bind-fn/bin/bind-fn-agent", "-tag", agentTag, "-o", agentTar); err != nil {
+		if err := agentImage(agentTar, agentTag); err != nil {
 			t.Fatal(err)
 		}
 		bindTag, err := bindImage(bindTar)
