@@ -312,12 +312,7 @@ func run(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		d, err := WriteLayout(idx, *tag, *layoutDir)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s %s %s\n", *layoutDir, *tag, d)
-		return nil
+		return writeLayout(stdout, idx, *tag, *layoutDir)
 	}
 	if (*bin == "" && *tree == "") || *tag == "" || (*out == "" && *layoutDir == "") {
 		return errors.New("-bin or -tree, -tag, and -o or -layout are required")
@@ -387,12 +382,19 @@ func run(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		d, err := WriteLayout(idx, *tag, *layoutDir)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s %s %s\n", *layoutDir, *tag, d)
+		return writeLayout(stdout, idx, *tag, *layoutDir)
 	}
+	return nil
+}
+
+// writeLayout writes idx as an OCI layout under dir and prints
+// "DIR TAG DIGEST", as a tarball's line is printed.
+func writeLayout(stdout io.Writer, idx v1.ImageIndex, tag, dir string) error {
+	d, err := WriteLayout(idx, tag, dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s %s %s\n", dir, tag, d)
 	return nil
 }
 
