@@ -102,6 +102,24 @@ func TestImportLab(t *testing.T) {
 				t.Fatalf("the original server did not start: %v\n%s", err, log.String())
 			}
 
+			if tc.name == "signed" {
+				// named signs secure.example after it answers: its keys and
+				// the .signed file appear a moment later, and the import
+				// reads both (without them it reports two more losses).
+				zones := filepath.Join(dir, "zones")
+				if err := eventually(hang, 100*time.Millisecond, func() error {
+					if ks, _ := filepath.Glob(filepath.Join(zones, "keys", "Ksecure.example.+*.key")); len(ks) == 0 {
+						return fmt.Errorf("no key of secure.example in %s/keys yet", zones)
+					}
+					if _, err := os.Stat(filepath.Join(zones, "secure.example.db.signed")); err != nil {
+						return err
+					}
+					return nil
+				}); err != nil {
+					t.Fatalf("the original server did not sign secure.example: %v\n%s", err, log.String())
+				}
+			}
+
 			// The import, rendered and started.
 			conf, err := namedconf.ReadConf(filepath.Join(dir, "named.conf"), dir, os.ReadFile)
 			if err != nil {
