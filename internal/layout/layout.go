@@ -155,6 +155,89 @@ const UpstreamListName = "bind-fn-upstream"
 // cluster's NOTIFYs go to (its spec.replication.notifyAddresses).
 func RemoteListName(cluster string) string { return "bind-fn-remote-" + cluster }
 
+// Zone shards (docs/state.md#shards). Nothing in <cluster>-config grows
+// with the zone count: each zone's file, its zone statements and its part
+// of the agent's configuration live in one zones ConfigMap, the shard its
+// key hashes to (ShardOf).
+const (
+	// ZonesDocFile is, in every zones ConfigMap, the agent's configuration
+	// of that shard's zones (ZonesDoc). agent.json lists every shard's at
+	// ZoneDocs; the agent appends them to its own lists.
+	ZonesDocFile = "agent-zones.json"
+)
+
+// ZonesConfFile is, in every zones ConfigMap, the zone statements of that
+// shard's zones for one role ("primary" or "secondary") and one view (""
+// without views): zones.primary.conf, zones.secondary.<view>.conf. Every
+// shard has one per role and view (a comment when it has no zone there), and
+// the role's named.conf includes each, inside its view's block, in shard
+// order.
+func ZonesConfFile(role, view string) string {
+	if view == "" {
+		return "zones." + role + ".conf"
+	}
+	return "zones." + role + "." + view + ".conf"
+}
+
+// ShardOf is the shard, of shards in all, of a ConfigMap key: a zone's file
+// name (model.ZoneFileName; a zone without a file, e.g. a forward zone, by
+// the name its file would have), a part's name, a tombstone's zone file
+// name. It is linear hashing over FNV-1a (64 bits) of the key: with
+// 2^k <= shards < 2^(k+1), the key's hash modulo 2^(k+1), or modulo 2^k
+// when that is not below shards. One more shard splits one shard (number
+// shards-2^k) in two and moves nothing else; the count itself is the
+// renderer's (render.shardCount), from the total size alone.
+func ShardOf(key string, shards int) int {
+	return ShardOfHash(KeyHash(key), shards)
+}
+
+// KeyHash is FNV-1a (64 bits) of key, which ShardOf places by.
+func KeyHash(key string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(key); i++ {
+		h ^= uint64(key[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// ShardOfHash is ShardOf of a key's hash.
+func ShardOfHash(h uint64, shards int) int {
+	if shards <= 1 {
+		return 0
+	}
+	lo := uint64(1)
+	for lo*2 <= uint64(shards) {
+		lo *= 2
+	}
+	if b := h % (lo * 2); b < uint64(shards) {
+		return int(b)
+	}
+	return int(h % lo)
+}
+
+// ZonesDoc is one shard's part of the agent's configuration (ZonesDocFile):
+// the per-zone lists of AgentConfigDoc, for the zones of that shard.
+type ZonesDoc struct {
+	SeedZones      []SeedZone    `json:"seedZones,omitempty"`
+	DNSSECZones    []string      `json:"dnssecZones,omitempty"`
+	DynamicZones   []DynamicZone `json:"dynamicZones,omitempty"`
+	PrimaryZones   []ZoneRef     `json:"primaryZones,omitempty"`
+	SecondaryZones []ZoneRef     `json:"secondaryZones,omitempty"`
+}
+
+// AddZones appends a shard's lists to the agent's configuration.
+func (c *AgentConfigDoc) AddZones(d ZonesDoc) {
+	c.SeedZones = append(c.SeedZones, d.SeedZones...)
+	c.DNSSECZones = append(c.DNSSECZones, d.DNSSECZones...)
+	c.DynamicZones = append(c.DynamicZones, d.DynamicZones...)
+	c.PrimaryZones = append(c.PrimaryZones, d.PrimaryZones...)
+	c.SecondaryZones = append(c.SecondaryZones, d.SecondaryZones...)
+}
+
+// ZonesDocPath is shard's ZonesDocFile in the pod.
+func ZonesDocPath(shard int) string { return ZoneFile(shard, ZonesDocFile) }
+
 // AgentConfigDoc is agent.json: everything the agent needs that the render knows.
 type AgentConfigDoc struct {
 	// Cluster name and namespace.
@@ -188,6 +271,12 @@ type AgentConfigDoc struct {
 	// for a cluster without views): the agent signs its loopback readiness
 	// queries for a view's zones, and NOTIFYs to a moved secondary, with it.
 	Views []ViewKey `json:"views,omitempty"`
+	// ZoneDocs are the pod paths of every shard's ZonesDocFile, in shard
+	// order: the per-zone lists above (seeds, signed, dynamic, primary and
+	// secondary zones) live there, each zone's in its own shard; the agent
+	// appends them (AddZones) after reading agent.json. The lists above
+	// hold what is not a shard's: the catalog zones.
+	ZoneDocs []string `json:"zoneDocs,omitempty"`
 	// ResolveIntervalSeconds between peer resolutions.
 	ResolveIntervalSeconds int `json:"resolveIntervalSeconds"`
 	// MetricsPort for /metrics, /status, /readyz.
