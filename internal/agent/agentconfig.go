@@ -49,7 +49,40 @@ func LoadConfig(path string) (*layout.AgentConfigDoc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read agent config: %w", err)
 	}
-	return ParseConfig(path, b)
+	c, err := ParseConfig(path, b)
+	if err != nil {
+		return nil, err
+	}
+	if err := AddZoneDocs(c, os.ReadFile); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// AddZoneDocs appends to c the per-zone lists of every shard's
+// agent-zones.json that c lists (zoneDocs, docs/state.md#shards), read with
+// read, and validates the result.
+func AddZoneDocs(c *layout.AgentConfigDoc, read func(string) ([]byte, error)) error {
+	if len(c.ZoneDocs) == 0 {
+		return nil
+	}
+	for i, p := range c.ZoneDocs {
+		b, err := read(p)
+		if err != nil {
+			return fmt.Errorf("zoneDocs[%d]: cannot read the zones of a shard: %w", i, err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		var d layout.ZonesDoc
+		if err := dec.Decode(&d); err != nil {
+			return fmt.Errorf("zoneDocs[%d]: cannot parse %s: %w", i, p, err)
+		}
+		c.AddZones(d)
+	}
+	if err := ValidateConfig(c); err != nil {
+		return fmt.Errorf("invalid agent config with the zones of its shards: %w", err)
+	}
+	return nil
 }
 
 // ParseConfig decodes and validates an agent.json document; name is used in errors.

@@ -126,6 +126,34 @@ func FileZones(conf string) ([]FileZone, error) {
 	return out, nil
 }
 
+// locatedFileZones is FileZones of a configuration read with its includes
+// (namedconf.ReadConf).
+func locatedFileZones(stmts []namedconf.Located) []FileZone {
+	var out []FileZone
+	var walk func(stmts []namedconf.Located, view string)
+	walk = func(stmts []namedconf.Located, view string) {
+		for _, l := range stmts {
+			if !l.Block || len(l.Words) < 2 {
+				continue
+			}
+			switch l.Words[0].Text {
+			case "view":
+				walk(l.Body, l.Words[1].Text)
+			case "zone":
+				s := l.Stmt
+				for _, b := range l.Body {
+					s.Body = append(s.Body, b.Stmt)
+				}
+				if fz, ok := fileZone(s, view); ok {
+					out = append(out, fz)
+				}
+			}
+		}
+	}
+	walk(stmts, "")
+	return out
+}
+
 func fileZone(s namedconf.Stmt, view string) (FileZone, bool) {
 	var typ, file string
 	dynamic := false
@@ -210,9 +238,26 @@ func (a *Agent) snapshot(cfg *layout.AgentConfigDoc) (Snapshot, error) {
 		return Snapshot{}, err
 	}
 	fmt.Fprintf(h, "mounts %s\n", rest)
-	zones, err := FileZones(string(conf))
+	// The zone statements are in the zones ConfigMaps' files named.conf
+	// includes (docs/state.md#shards): every included file is hashed as
+	// configuration. A file that cannot be read (named-checkconf locates
+	// it) leaves the zones of the active file alone, and the plan
+	// reconfigures.
+	stmts, err := namedconf.ReadConf(active, filepath.Dir(active), func(p string) ([]byte, error) {
+		b, rerr := os.ReadFile(p)
+		if rerr == nil && p != active {
+			fmt.Fprintf(h, "include %s %x\n", p, sha256.Sum256(b))
+		}
+		return b, rerr
+	})
+	var zones []FileZone
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("cannot read %s: %w", active, err)
+		fmt.Fprintf(h, "unreadable include %s\n", err)
+		if zones, err = FileZones(string(conf)); err != nil {
+			return Snapshot{}, fmt.Errorf("cannot read %s: %w", active, err)
+		}
+	} else {
+		zones = locatedFileZones(stmts)
 	}
 	s := Snapshot{Zones: map[ZoneKey]string{}}
 	for _, z := range zones {

@@ -3,25 +3,27 @@ package render
 import (
 	"fmt"
 
-	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 )
 
-// agentConfig is agent.json: the peers to resolve, keys to import, zones to
-// seed and converge, and the zones each role must have loaded to be ready.
-func agentConfig(c *model.Cluster, seeds []layout.SeedZone, dyn []layout.DynamicZone) layout.AgentConfigDoc {
+// agentConfig is agent.json: the peers to resolve, keys to import, and the
+// shards whose agent-zones.json hold the zones to seed, converge and have
+// loaded to be ready (docs/state.md#shards); catalog and policy zones, one
+// per view, are listed here.
+func agentConfig(c *model.Cluster, shards int) layout.AgentConfigDoc {
 	doc := layout.AgentConfigDoc{
 		Cluster:                c.Name,
 		Namespace:              c.Namespace,
 		PrimaryConf:            layout.ConfigFile(layout.NamedConfPrimary),
 		SecondaryConf:          layout.ConfigFile(layout.NamedConfSecondary),
-		SeedZones:              seeds,
-		DynamicZones:           dyn,
 		ResolveIntervalSeconds: int(c.Spec.Agent.ResolveIntervalSeconds),
 		MetricsPort:            int(c.Spec.Agent.MetricsPort),
 		PrimaryZones:           []layout.ZoneRef{},
 		SecondaryZones:         []layout.ZoneRef{},
+	}
+	for i := 0; i < shards; i++ {
+		doc.ZoneDocs = append(doc.ZoneDocs, layout.ZonesDocPath(i))
 	}
 	// Names relative to the pod's namespace (resolv.conf search path), so a
 	// later namespace transformer (kustomize) needs no re-render.
@@ -41,14 +43,6 @@ func agentConfig(c *model.Cluster, seeds []layout.SeedZone, dyn []layout.Dynamic
 			doc.PrimaryZones = append(doc.PrimaryZones, ref)
 			doc.SecondaryZones = append(doc.SecondaryZones, ref)
 		}
-		for _, z := range v.Zones {
-			ref := layout.ZoneRef{Zone: bare(z.Name), View: v.Name}
-			if z.Spec.Type == v1alpha1.ZoneForward {
-				continue
-			}
-			doc.PrimaryZones = append(doc.PrimaryZones, ref)
-			doc.SecondaryZones = append(doc.SecondaryZones, ref)
-		}
 		for _, p := range v.Policies {
 			ref := layout.ZoneRef{Zone: bare(p.ZoneName), View: v.Name}
 			doc.PrimaryZones = append(doc.PrimaryZones, ref)
@@ -62,7 +56,6 @@ func agentConfig(c *model.Cluster, seeds []layout.SeedZone, dyn []layout.Dynamic
 		})
 	}
 	topologyAgentConfig(c, &doc)
-	doc.DNSSECZones = dnssecZoneNames(c)
 	doc.DataDirs = []string{primaryDir, secondaryDir}
 	for _, v := range c.Views {
 		if catalogOf(c, v) != "" {

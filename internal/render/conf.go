@@ -37,6 +37,10 @@ type confPlan struct {
 	catalogs map[string]string
 	// policies maps a view + policy zone to its file path.
 	policies map[zoneKey]string
+	// shards is how many zones ConfigMaps there are: each holds the zone
+	// statements of its zones (layout.ZonesConfFile), which named.conf
+	// includes.
+	shards int
 }
 
 type zoneKey struct{ view, zone string }
@@ -447,16 +451,16 @@ func viewKeys(c *model.Cluster) map[*model.View][]string {
 	return out
 }
 
-// zones renders every zone statement of a view.
+// zones renders the zone statements of a view: its catalog, the include of
+// each shard's statements, mirrored zones and policy zones.
 func (b *confBuilder) zones(v *model.View) []nc.Stmt {
 	var out []nc.Stmt
 	if b.catalogName(v) != "" {
 		out = append(out, b.catalogZone(v))
 	}
-	for _, z := range v.Zones {
-		if s, ok := b.zone(v, z); ok {
-			out = append(out, s)
-		}
+	// Every other zone's statement is in its shard (docs/state.md#shards).
+	for i := 0; i < b.plan.shards; i++ {
+		out = append(out, nc.S(nc.Kw("include"), nc.Str(layout.ZoneFile(i, layout.ZonesConfFile(roleName(b.role), v.Name)))))
 	}
 	out = append(out, b.mirrorZones(v)...)
 	for _, p := range v.Policies {

@@ -74,14 +74,15 @@ func Render(clusters []*model.Cluster, prev *prior.Previous, zones *zonefile.Cac
 
 func renderCluster(c *model.Cluster, prev *prior.Previous, zones *zonefile.Cache, opt Options) ([]Object, diag.Results) {
 	zs := buildZones(c, prev, zones)
-	shards := zs.shard()
+	zs.statements(c)
+	shards := zs.shard(c)
 	rs := zs.rs
 
 	primaryConf, prs := namedConf(c, Primary, zs.plan)
 	secondaryConf, srs := namedConf(c, Secondary, zs.plan)
 	rs = append(rs, prs...)
 	rs = append(rs, srs...)
-	agentJSON, err := json.MarshalIndent(agentConfig(c, zs.seeds, zs.dyn), "", "  ")
+	agentJSON, err := json.MarshalIndent(agentConfig(c, len(shards)), "", "  ")
 	if err != nil {
 		rs.Errorf(c.Src, "", "cannot encode agent config: %v", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/internal/output"
 	"git.unkin.net/unkin/bind-fn/internal/validate"
 )
 
@@ -48,11 +49,23 @@ func SelfCheck(clusters []*model.Cluster, objs []Object) diag.Results {
 			continue
 		}
 		k := cm.Namespace + "/" + cm.Name
+		files := []string{layout.NamedConfPrimary, layout.NamedConfSecondary}
+		if cluster, _, ok := output.ShardOf(cm.Name); ok && byName[cm.Namespace+"/"+layout.ConfigMapName(cluster)] != nil {
+			// A zones ConfigMap: its zone statements (docs/state.md#shards).
+			k = cm.Namespace + "/" + layout.ConfigMapName(cluster)
+			files = nil
+			for key := range cm.Data {
+				if strings.HasPrefix(key, "zones.") && strings.HasSuffix(key, ".conf") {
+					files = append(files, key)
+				}
+			}
+			sort.Strings(files)
+		}
 		c := byName[k]
 		if c == nil {
 			continue
 		}
-		for _, file := range []string{layout.NamedConfPrimary, layout.NamedConfSecondary} {
+		for _, file := range files {
 			var bad []string
 			for _, lit := range nc.AddressLiterals(cm.Data[file]) {
 				if lit.Addr().IsLoopback() || allowed[k][lit] {
@@ -70,13 +83,11 @@ func SelfCheck(clusters []*model.Cluster, objs []Object) diag.Results {
 }
 
 // checkObjectSizes: every rendered ConfigMap and Secret fits the API
-// server's limits: data at most 1 MiB, annotations at most 256 KiB. Zone
-// files are split over several ConfigMaps by the renderer; what cannot be
-// split is the config ConfigMap (both named.conf files and agent.json, each
-// zone a statement in both): at about 3,000 zones in one cluster it passes
-// the limit and nothing could be applied. (The zones' serials are their
-// own files, docs/state.md: no annotation grows with the zones.) The renderer does not shard them;
-// the cluster is refused, with the numbers, before anything is emitted.
+// server's limits: data at most 1 MiB, annotations at most 256 KiB. What
+// grows with the zones is sharded over the zones ConfigMaps under
+// ShardBudget (docs/state.md#shards), and a zone too large for one is an
+// error on that zone before this check; a hit here is a bug in bind-fn,
+// refused with the numbers before anything is emitted.
 func checkObjectSizes(clusters []*model.Cluster, objs []Object) diag.Results {
 	var rs diag.Results
 	byNS := map[string]*model.Cluster{}
@@ -115,7 +126,7 @@ func checkObjectSizes(clusters []*model.Cluster, objs []Object) diag.Results {
 		for _, v := range c.Views {
 			zones += len(v.Zones) + len(v.Policies)
 		}
-		fix := fmt.Sprintf("BindCluster %q serves %d zones; split them over more BindClusters (bind-fn does not shard this object)", c.Name, zones)
+		fix := fmt.Sprintf("BindCluster %q serves %d zones; this is a bug in bind-fn (zones are sharded under %d bytes a ConfigMap), please report it", c.Name, zones, ShardBudget)
 		if data && size > maxObjectData {
 			rs.Errorf(c.Src, "", "cannot render %s %q: its data is %d bytes, over the %d the API server takes, so it could never be applied; %s", kind, m.GetName(), size, maxObjectData, fix)
 		}

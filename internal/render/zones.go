@@ -1,12 +1,17 @@
 package render
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"sort"
+	"strings"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/output"
 	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
@@ -17,15 +22,24 @@ type zoneFile struct {
 	text []byte
 }
 
-// fileRef sets where a file's path is needed once its shard is known.
-type fileRef struct {
-	set  func(path string)
-	name string
+// entry is one placement key (layout.ShardOf) and everything that goes
+// with it to its shard: a zone's file (or its header, when split), its
+// statements and its part of the agent's configuration; or a part of a
+// split file; or a tombstone. Paths to other keys are pending until every
+// key is placed.
+type entry struct {
+	key   string
+	files []zoneFile
+	view  string
+	stmt  [2][]byte // zone statements by Role
+	doc   layout.ZonesDoc
+	src   diag.Source
+	shard int
 }
 
-// zoneSet is every zone file of a cluster — primary zones, catalogs, policy
-// zones — with their serial state, and what refers to each file: the
-// named.conf plan, the agent's seed list.
+// zoneSet is every zone of a cluster — primary zones with their files and
+// serial state, zones of other types, catalogs, policy zones — each an
+// entry, and what named.conf needs of them (plan).
 type zoneSet struct {
 	cache *zonefile.Cache
 	// prevState is the previous render's zone states by file name, state
@@ -33,27 +47,42 @@ type zoneSet struct {
 	prevState map[string]output.Zone
 	plan      *confPlan
 	state     map[string]bool
-	files     []zoneFile
-	refs      []fileRef
-	seeds     []layout.SeedZone
-	dyn       []layout.DynamicZone
+	entries   []*entry
+	byZone    map[zoneKey]*entry
+	signed    map[string]signedZone
 	rs        diag.Results
 }
 
 // buildZones builds every zone file of c, serials carried from prev, primary
-// zones taken from cache.
+// zones taken from cache, and every zone's agent configuration; statements
+// adds the zone statements.
 func buildZones(c *model.Cluster, prev *prior.Previous, cache *zonefile.Cache) *zoneSet {
 	zs := &zoneSet{
 		cache:     cache,
 		prevState: prev.ZoneStates(c),
 		plan:      &confPlan{files: map[zoneKey]string{}, catalogs: map[string]string{}, policies: map[zoneKey]string{}},
 		state:     map[string]bool{},
+		byZone:    map[zoneKey]*entry{},
 	}
+	zs.signed, _ = signedZones(c)
+	dnssec := map[string]bool{}
 	for _, v := range c.Views {
 		zs.catalog(v)
 		for _, z := range v.Zones {
+			e := &entry{key: fileName("db", v.Name, z.Name), view: v.Name, src: z.Src}
+			zs.entries = append(zs.entries, e)
+			zs.byZone[zoneKey{v.Name, z.Name}] = e
+			if z.Spec.Type != v1alpha1.ZoneForward {
+				ref := layout.ZoneRef{Zone: bare(z.Name), View: v.Name}
+				e.doc.PrimaryZones = append(e.doc.PrimaryZones, ref)
+				e.doc.SecondaryZones = append(e.doc.SecondaryZones, ref)
+			}
+			if _, ok := zs.signed[z.Name]; ok && !dnssec[z.Name] {
+				dnssec[z.Name] = true
+				e.doc.DNSSECZones = append(e.doc.DNSSECZones, bare(z.Name))
+			}
 			if z.Spec.Type == v1alpha1.ZonePrimary {
-				zs.primary(c, v, z)
+				zs.primary(c, v, z, e)
 			}
 		}
 		for _, p := range v.Policies {
@@ -66,17 +95,17 @@ func buildZones(c *model.Cluster, prev *prior.Previous, cache *zonefile.Cache) *
 	// higher serial on the old data for good.
 	for name, z := range zs.prevState {
 		if !zs.state[name] {
-			zs.files = append(zs.files, zoneFile{name: layout.RemovedZonePrefix + name, text: []byte(output.TombstoneText(z.Origin, z.State))})
+			zs.entries = append(zs.entries, &entry{key: name, src: z.Src, files: []zoneFile{{name: layout.RemovedZonePrefix + name, text: []byte(output.TombstoneText(z.Origin, z.State))}}})
 		}
 	}
 	return zs
 }
 
-// add records a built zone's file: its serial (the previous one, or one more
-// when the content changed), its text, and who needs its path. The file is
-// the zone's state: the next render reads the serial and hash back from it
-// (output.Shards.Zones).
-func (zs *zoneSet) add(src diag.Source, z *zonefile.Zone, explicit *uint32, name string, set func(string)) {
+// add records a built zone's file in e: its serial (the previous one, or
+// one more when the content changed) and its text, split into parts (each
+// an entry of its own) when large. The file is the zone's state: the next
+// render reads the serial and hash back from it (output.Shards.Zones).
+func (zs *zoneSet) add(e *entry, z *zonefile.Zone, explicit *uint32, name string) {
 	var p *zonefile.State
 	if s, ok := zs.prevState[name]; ok {
 		p = &s.State
@@ -85,8 +114,11 @@ func (zs *zoneSet) add(src diag.Source, z *zonefile.Zone, explicit *uint32, name
 	// one; an explicit one going backwards is validate's (checkSerial).
 	serial := zonefile.NextSerial(p, z.Hash, explicit)
 	zs.state[name] = true
-	zs.files = append(zs.files, zoneFile{name: name, text: z.Text(serial)})
-	zs.refs = append(zs.refs, fileRef{set: set, name: name})
+	main, parts := splitFile(zoneFile{name: name, text: z.Text(serial)})
+	e.files = append(e.files, main)
+	for _, part := range parts {
+		zs.entries = append(zs.entries, &entry{key: part.name, src: e.src, files: []zoneFile{part}})
+	}
 }
 
 func (zs *zoneSet) catalog(v *model.View) {
@@ -96,12 +128,15 @@ func (zs *zoneSet) catalog(v *model.View) {
 	cz, rs := zonefile.ViewCatalog(v)
 	zs.failed(rs)
 	if cz != nil {
-		zs.add(v.Catalog.Src, cz, nil, fileName("catalog", v.Name, v.Catalog.ZoneName),
-			func(p string) { zs.plan.catalogs[v.Name] = p })
+		name := fileName("catalog", v.Name, v.Catalog.ZoneName)
+		e := &entry{key: name, src: v.Catalog.Src}
+		zs.entries = append(zs.entries, e)
+		zs.add(e, cz, nil, name)
+		zs.plan.catalogs[v.Name] = pending(name)
 	}
 }
 
-func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone) {
+func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone, e *entry) {
 	built, rs := zs.cache.Build(z)
 	zs.failed(rs)
 	if built == nil {
@@ -111,31 +146,25 @@ func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone) {
 	if z.Spec.SOA != nil {
 		explicit = z.Spec.SOA.Serial
 	}
-	name := fileName("db", v.Name, z.Name)
+	name := e.key
 	k := zoneKey{v.Name, z.Name}
 	// A dynamic zone's desired RRsets are its rendered file's records (the
 	// SOA and apex NS left out): the agent reads them from the file, which
 	// the zones ConfigMaps carry split under their budget, so DNSRecords
 	// are bound by no single ConfigMap.
-	dyn := -1
 	if z.Spec.DynamicUpdate && z.UpdateKey != nil {
-		dyn = len(zs.dyn)
-		zs.dyn = append(zs.dyn, layout.DynamicZone{Zone: bare(z.Name), View: v.Name, KeyName: z.UpdateKey.KeyName, KeyFile: keyInclude(c, z.UpdateKey)})
+		e.doc.DynamicZones = append(e.doc.DynamicZones, layout.DynamicZone{Zone: bare(z.Name), View: v.Name, KeyName: z.UpdateKey.KeyName, KeyFile: keyInclude(c, z.UpdateKey), Source: pending(name)})
 	}
 	if z.Writable() {
 		// Dynamic and signed zones live on the data volume, seeded once
 		// (their parts inlined by the agent).
 		dest := layout.DataPath(primaryDir, name)
 		zs.plan.files[k] = dest
-		zs.add(z.Src, built, explicit, name, func(p string) {
-			zs.seeds = append(zs.seeds, layout.SeedZone{Zone: bare(z.Name), View: v.Name, Source: p, Dest: dest, Refresh: !z.Spec.DynamicUpdate})
-			if dyn >= 0 {
-				zs.dyn[dyn].Source = p
-			}
-		})
+		e.doc.SeedZones = append(e.doc.SeedZones, layout.SeedZone{Zone: bare(z.Name), View: v.Name, Source: pending(name), Dest: dest, Refresh: !z.Spec.DynamicUpdate})
 	} else {
-		zs.add(z.Src, built, explicit, name, func(p string) { zs.plan.files[k] = p })
+		zs.plan.files[k] = pending(name)
 	}
+	zs.add(e, built, explicit, name)
 	zs.cache.Forget(z) // its text is made: let the RRs go
 }
 
@@ -145,21 +174,155 @@ func (zs *zoneSet) policy(v *model.View, p *model.Policy) {
 	if pz == nil {
 		return
 	}
-	k := zoneKey{v.Name, p.ZoneName}
-	zs.add(p.Src, pz, nil, fileName("rpz", v.Name, p.ZoneName), func(path string) { zs.plan.policies[k] = path })
+	name := fileName("rpz", v.Name, p.ZoneName)
+	e := &entry{key: name, src: p.Src}
+	zs.entries = append(zs.entries, e)
+	zs.add(e, pz, nil, name)
+	zs.plan.policies[zoneKey{v.Name, p.ZoneName}] = pending(name)
 }
 
-// shard packs the zone files, in name order, into ConfigMaps under the
-// budget, and tells every reference where its file landed.
-func (zs *zoneSet) shard() []map[string]string {
-	sort.Slice(zs.files, func(i, j int) bool { return zs.files[i].name < zs.files[j].name })
-	sort.SliceStable(zs.refs, func(i, j int) bool { return zs.refs[i].name < zs.refs[j].name })
-	shards, where := shardFiles(zs.files, ShardBudget)
-	for _, r := range zs.refs {
-		r.set(layout.ZoneFile(where[r.name], r.name))
+// statements renders every zone's statement for both roles into its entry
+// (paths pending until the entries are placed).
+func (zs *zoneSet) statements(c *model.Cluster) {
+	for _, role := range []Role{Primary, Secondary} {
+		b := &confBuilder{c: c, role: role, plan: zs.plan}
+		for _, v := range c.Views {
+			for _, z := range v.Zones {
+				st, ok := b.zone(v, z)
+				if !ok {
+					continue
+				}
+				text, err := nc.Format(st)
+				if err != nil {
+					b.rs.Errorf(z.Src, "", "cannot render the zone statement of %q: %v", bare(z.Name), err)
+					continue
+				}
+				zs.byZone[zoneKey{v.Name, z.Name}].stmt[role] = text
+			}
+		}
+		zs.rs = append(zs.rs, b.rs...)
 	}
-	sort.Slice(zs.seeds, func(i, j int) bool { return zs.seeds[i].Dest < zs.seeds[j].Dest })
+}
+
+// size is what e adds to its shard (the agent's part estimated as its JSON).
+func (e *entry) size() int {
+	n := len(e.stmt[0]) + len(e.stmt[1])
+	for _, f := range e.files {
+		n += len(f.text) + len(f.name)
+	}
+	for _, r := range e.doc.PrimaryZones {
+		n += 2 * (len(r.Zone) + len(r.View) + 40)
+	}
+	for _, s := range e.doc.SeedZones {
+		n += len(s.Zone) + len(s.View) + len(s.Source) + len(s.Dest) + 120
+	}
+	for _, d := range e.doc.DynamicZones {
+		n += len(d.Zone) + len(d.View) + len(d.KeyName) + len(d.KeyFile) + len(d.Source) + 120
+	}
+	for _, z := range e.doc.DNSSECZones {
+		n += len(z) + 8
+	}
+	return n
+}
+
+// shard places every entry (layout.ShardOf over shardCount shards),
+// resolves the paths between them, and returns each shard's data: its zone
+// files, parts and tombstones, its zone statements per role and view
+// (layout.ZonesConfFile) and its agent configuration (layout.ZonesDocFile).
+// An entry that alone passes the budget is an error on its zone.
+func (zs *zoneSet) shard(c *model.Cluster) []map[string]string {
+	sort.Slice(zs.entries, func(i, j int) bool { return zs.entries[i].key < zs.entries[j].key })
+	hashes := make([]uint64, len(zs.entries))
+	sizes := make([]int, len(zs.entries))
+	for i, e := range zs.entries {
+		hashes[i] = layout.KeyHash(e.key)
+		sizes[i] = e.size()
+		if sizes[i] > ShardBudget {
+			zs.rs.Errorf(e.src, "", "cannot render zone %q of BindCluster %q: its statements and agent configuration take %d bytes, over the %d one zones ConfigMap may carry; shorten its lists (allowTransfer, allowQuery, alsoNotify, primaries)", e.key, c.Name, sizes[i], ShardBudget)
+			sizes[i] = 0
+		}
+	}
+	n := shardCount(hashes, sizes, ShardBudget)
+	zs.plan.shards = n
+	where := map[string]int{}
+	for i, e := range zs.entries {
+		e.shard = layout.ShardOfHash(hashes[i], n)
+		for _, f := range e.files {
+			where[f.name] = e.shard
+		}
+	}
+	at := func(name string) int { return where[name] }
+	path := func(p string) string {
+		if rest, ok := strings.CutPrefix(p, pendingDir); ok {
+			return layout.ZoneFile(where[rest], rest)
+		}
+		return p
+	}
+	for k, p := range zs.plan.files {
+		zs.plan.files[k] = path(p)
+	}
+	for k, p := range zs.plan.catalogs {
+		zs.plan.catalogs[k] = path(p)
+	}
+	for k, p := range zs.plan.policies {
+		zs.plan.policies[k] = path(p)
+	}
+
+	shards := make([]map[string]string, n)
+	confs := make([]map[string]*bytes.Buffer, n)
+	docs := make([]layout.ZonesDoc, n)
+	for i := range shards {
+		shards[i] = map[string]string{}
+		confs[i] = map[string]*bytes.Buffer{}
+		for _, role := range []Role{Primary, Secondary} {
+			for _, v := range c.Views {
+				var b bytes.Buffer
+				fmt.Fprintf(&b, "// zone statements of zones ConfigMap %d for the %s, rendered by bind-fn. Do not edit.\n", i, roleName(role))
+				confs[i][layout.ZonesConfFile(roleName(role), v.Name)] = &b
+			}
+		}
+	}
+	for _, e := range zs.entries {
+		s := e.shard
+		for _, f := range e.files {
+			shards[s][f.name] = string(resolve(f.text, at))
+		}
+		for _, role := range []Role{Primary, Secondary} {
+			if e.stmt[role] != nil {
+				confs[s][layout.ZonesConfFile(roleName(role), e.view)].Write(resolve(e.stmt[role], at))
+			}
+		}
+		for i := range e.doc.SeedZones {
+			e.doc.SeedZones[i].Source = path(e.doc.SeedZones[i].Source)
+		}
+		for i := range e.doc.DynamicZones {
+			e.doc.DynamicZones[i].Source = path(e.doc.DynamicZones[i].Source)
+		}
+		docs[s].SeedZones = append(docs[s].SeedZones, e.doc.SeedZones...)
+		docs[s].DNSSECZones = append(docs[s].DNSSECZones, e.doc.DNSSECZones...)
+		docs[s].DynamicZones = append(docs[s].DynamicZones, e.doc.DynamicZones...)
+		docs[s].PrimaryZones = append(docs[s].PrimaryZones, e.doc.PrimaryZones...)
+		docs[s].SecondaryZones = append(docs[s].SecondaryZones, e.doc.SecondaryZones...)
+	}
+	for i := range shards {
+		for k, b := range confs[i] {
+			shards[i][k] = b.String()
+		}
+		doc, err := json.MarshalIndent(docs[i], "", "  ")
+		if err != nil {
+			zs.rs.Errorf(c.Src, "", "cannot encode the agent configuration of zones ConfigMap %d: %v", i, err)
+		}
+		shards[i][layout.ZonesDocFile] = string(doc) + "\n"
+	}
 	return shards
+}
+
+// roleName is a Role as the agent and layout name it.
+func roleName(r Role) string {
+	if r == Primary {
+		return "primary"
+	}
+	return "secondary"
 }
 
 // failed keeps the errors of a zone build: the validator reported every
