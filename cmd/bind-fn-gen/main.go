@@ -21,6 +21,7 @@ func main() {
 	flag.Uint64Var(&o.Seed, "seed", 1, "seed: the same options give the same bytes")
 	flag.IntVar(&o.Views, "views", 0, "number of BindViews (0: no views)")
 	flag.Float64Var(&o.RecordObjects, "dnsrecords", 0.1, "share of records written as DNSRecord objects (0 for none)")
+	flag.IntVar(&o.Dynamic, "dynamic", 0, "make every n-th zone dynamic (0: none)")
 	flag.StringVar(&o.Cluster, "cluster", "gen", "BindCluster name")
 	flag.StringVar(&o.Namespace, "namespace", "dns", "namespace of every object")
 	out := flag.String("o", "", "write a package directory (one file per kind) instead of a ResourceList on stdout")

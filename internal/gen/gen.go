@@ -33,6 +33,9 @@ type Options struct {
 	// objects instead of inline BindZone records. Negative means none;
 	// 0 means the default, 0.1.
 	RecordObjects float64
+	// Dynamic, when > 0, makes every Dynamic-th zone dynamic
+	// (dynamicUpdate, updateKeyRef the one BindTSIGKey "<cluster>-update").
+	Dynamic int
 	// Cluster and Namespace name the BindCluster (default "gen" in "dns").
 	Cluster   string
 	Namespace string
@@ -172,7 +175,15 @@ func (g *generator) cluster() {
 	g.meta(&b, "BindCluster", g.o.Cluster)
 	b.WriteString("  mode: authoritative\n  replicas: 3\n")
 	g.add("cluster.yaml", b.String())
+	if g.o.Dynamic > 0 {
+		var k strings.Builder
+		g.meta(&k, "BindTSIGKey", g.updateKey())
+		fmt.Fprintf(&k, "  keyName: %s\n", g.updateKey())
+		g.add("keys.yaml", k.String())
+	}
 }
+
+func (g *generator) updateKey() string { return g.o.Cluster + "-update" }
 
 func (g *generator) viewName(i int) string { return fmt.Sprintf("view-%d", i) }
 
@@ -249,6 +260,9 @@ func (g *generator) zone(i, count int) {
 	}
 	b.WriteString("  nameservers: [\"ns1.example.net.\", \"ns2.example.net.\"]\n")
 	fmt.Fprintf(&b, "  soa:\n    email: \"hostmaster@%s\"\n", name)
+	if g.o.Dynamic > 0 && i%g.o.Dynamic == g.o.Dynamic/2 {
+		fmt.Fprintf(&b, "  dynamicUpdate: true\n  updateKeyRef: %s\n", g.updateKey())
+	}
 	if len(inline) > 0 {
 		b.WriteString("  records:\n")
 		for _, r := range inline {
