@@ -188,7 +188,7 @@ var prefixes = []string{"db", "catalog", "rpz"}
 
 // part is the name of a part of a split zone file (render's partSuffix),
 // read through its $INCLUDE, not on its own.
-var part = regexp.MustCompile(`\.part-[0-9]{3,}$`)
+var part = regexp.MustCompile(`\.part-[0-9a-f]{3,}$`)
 
 // Zones is every zone's state by its file name (the ConfigMap key; a
 // tombstone's without layout.RemovedZonePrefix). The failure rule, for

@@ -102,11 +102,63 @@ func snapshots(objs []Object) (map[string]*snapshot, error) {
 		}
 	}
 	for _, s := range out {
+		// The zone statements and the agent's per-zone lists are in the
+		// zones ConfigMaps (docs/state.md#shards).
+		for role, stmts := range s.conf {
+			exp, err := s.expandIncludes(stmts)
+			if err != nil {
+				return nil, fmt.Errorf("cluster %s/%s named.conf.%s: %w", s.ns, s.name, role, err)
+			}
+			s.conf[role] = exp
+		}
 		if s.agent == nil {
 			continue
 		}
+		for _, p := range s.agent.ZoneDocs {
+			b, ok := s.files.Raw(p)
+			if !ok {
+				return nil, fmt.Errorf("cluster %s/%s agent.json: %s is in no zones ConfigMap", s.ns, s.name, p)
+			}
+			var d layout.ZonesDoc
+			if err := json.Unmarshal(b, &d); err != nil {
+				return nil, fmt.Errorf("cluster %s/%s %s: %w", s.ns, s.name, p, err)
+			}
+			s.agent.AddZones(d)
+		}
 		for _, k := range s.agent.ImportedKeys {
 			s.keys[k.KeyName] = keyState{secret: k.Secret, algorithm: k.Algorithm, imported: true}
+		}
+	}
+	return out, nil
+}
+
+// expandIncludes replaces, at the top level and in each view, every
+// include of a file the zones ConfigMaps hold by its statements; includes
+// of files the pod writes (keys, servers) stay.
+func (s *snapshot) expandIncludes(stmts []namedconf.Stmt) ([]namedconf.Stmt, error) {
+	var out []namedconf.Stmt
+	for _, st := range stmts {
+		switch {
+		case st.Name() == "include" && !st.Block:
+			b, ok := s.files.Raw(st.Arg(1))
+			if !ok {
+				out = append(out, st)
+				continue
+			}
+			inc, err := namedconf.ParseStatements(string(b))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", st.Arg(1), err)
+			}
+			out = append(out, inc...)
+		case st.Name() == "view" && st.Block:
+			body, err := s.expandIncludes(st.Body)
+			if err != nil {
+				return nil, err
+			}
+			st.Body = body
+			out = append(out, st)
+		default:
+			out = append(out, st)
 		}
 	}
 	return out, nil
