@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
@@ -96,14 +97,22 @@ func TestFileZones(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join(dir, tc.conf))
+			// The zone statements are in the zones ConfigMaps' files,
+			// rendered beside auth-config as auth-zones-<i>.
+			stmts, err := namedconf.ReadConf(filepath.Join(dir, tc.conf), dir, func(p string) ([]byte, error) {
+				if rest, ok := strings.CutPrefix(p, layout.ZonesDir+"/"); ok {
+					shard, file, _ := strings.Cut(rest, "/")
+					return os.ReadFile(filepath.Join(dir, "..", "auth-zones-"+shard, file))
+				}
+				if p == filepath.Join(dir, tc.conf) {
+					return os.ReadFile(p)
+				}
+				return nil, nil // what the pod writes: keys, servers
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := FileZones(string(b))
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := locatedFileZones(stmts)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\nFileZones (-want +got):\n%s", tc.reason, diff)
 			}
