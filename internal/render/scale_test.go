@@ -9,15 +9,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/render"
+	"git.unkin.net/unkin/bind-fn/internal/testutil"
 )
 
 // scaleZones is the zone count of the scale tests: 20,000 in `make test`
@@ -196,5 +200,74 @@ func TestScaleShardsOfZone(t *testing.T) {
 		if !strings.Contains(data[s][layout.ZonesDocFile], fmt.Sprintf("%q", zone)) {
 			t.Errorf("%s is not in shard %d's %s", zone, s, layout.ZonesDocFile)
 		}
+	}
+}
+
+// TestScaleBadInput: bad input among many zones gives one located error per
+// bad object, not one per zone. Two BindZones that repeat another's zone
+// name: one error each, at its spec.zoneName. One zone whose statements
+// alone pass what a zones ConfigMap carries (a 40,000-entry allowQuery): an
+// error on that BindZone, and nothing rendered.
+func TestScaleBadInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders 20,000 zones")
+	}
+	n := scaleZones(t)
+	dup := func(file, doc string) string {
+		if file != "zones.yaml" {
+			return ""
+		}
+		for _, z := range []string{"zone2.example.org", "zone3.example.io"} {
+			if strings.Contains(doc, "zoneName: "+z+"\n") {
+				return strings.Replace(doc, "name: "+strings.ReplaceAll(z, ".", "-"), "name: copy-of-"+strings.ReplaceAll(z, ".", "-"), 1)
+			}
+		}
+		return ""
+	}
+	items := genItems(t, scaleOptions(n), nil)
+	dups := genItems(t, scaleOptions(4), dup)
+	// The copies are in the same views as the originals (zone i in view
+	// i%2): two zones of one name in one view.
+	if len(dups) != 2 {
+		t.Fatalf("%d copies, want 2", len(dups))
+	}
+	_, rs := pipeline.Run(pipeline.Input{Items: append(append([]model.Item(nil), items...), dups...)}, render.Options{Rand: &testutil.DetRand{}})
+	var got []string
+	for _, r := range rs {
+		if r.Severity == diag.Error {
+			got = append(got, r.Source.Ref.Name+" "+r.Field)
+		}
+	}
+	sort.Strings(got)
+	want := []string{"copy-of-zone2-example-org spec.zoneName", "copy-of-zone3-example-io spec.zoneName"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("two repeated zone names among %d zones: errors (-want +got):\n%s", n, diff)
+	}
+
+	// One zone whose statements cannot fit one zones ConfigMap.
+	var b strings.Builder
+	for i := range 40000 {
+		fmt.Fprintf(&b, "%q, ", fmt.Sprintf("10.%d.%d.0/24", i/256, i%256))
+	}
+	big := genItems(t, scaleOptions(4), func(file, doc string) string {
+		if file == "zones.yaml" && strings.Contains(doc, "zoneName: zone1.example.net\n") {
+			doc = strings.Replace(doc, "name: zone1-example-net", "name: wide-open", 1)
+			doc = strings.Replace(doc, "zoneName: zone1.example.net", "zoneName: wide-open.example.net", 1)
+			return strings.Replace(doc, "nameservers:", "allowQuery: ["+strings.TrimSuffix(b.String(), ", ")+"]\n  nameservers:", 1)
+		}
+		return ""
+	})
+	objs, rs := pipeline.Run(pipeline.Input{Items: append(append([]model.Item(nil), items...), big...)}, render.Options{Rand: &testutil.DetRand{}})
+	got = nil
+	for _, r := range rs {
+		if r.Severity == diag.Error {
+			got = append(got, r.Source.Ref.Kind+"/"+r.Source.Ref.Name+" "+r.Field)
+		}
+	}
+	if diff := cmp.Diff([]string{"BindZone/wide-open spec.allowQuery"}, got); diff != "" {
+		t.Errorf("one zone over a ConfigMap: errors (-want +got):\n%s\nall: %v", diff, rs)
+	}
+	if objs != nil {
+		t.Errorf("%d objects rendered with an error", len(objs))
 	}
 }

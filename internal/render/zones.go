@@ -34,6 +34,7 @@ type entry struct {
 	stmt  [2][]byte // zone statements by Role
 	doc   layout.ZonesDoc
 	src   diag.Source
+	zone  *model.Zone // nil for a part, a tombstone, a catalog or policy zone
 	shard int
 }
 
@@ -69,7 +70,7 @@ func buildZones(c *model.Cluster, prev *prior.Previous, cache *zonefile.Cache) *
 	for _, v := range c.Views {
 		zs.catalog(v)
 		for _, z := range v.Zones {
-			e := &entry{key: fileName("db", v.Name, z.Name), view: v.Name, src: z.Src}
+			e := &entry{key: fileName("db", v.Name, z.Name), view: v.Name, src: z.Src, zone: z}
 			zs.entries = append(zs.entries, e)
 			zs.byZone[zoneKey{v.Name, z.Name}] = e
 			if z.Spec.Type != v1alpha1.ZoneForward {
@@ -238,8 +239,15 @@ func (zs *zoneSet) shard(c *model.Cluster) []map[string]string {
 		hashes[i] = layout.KeyHash(e.key)
 		sizes[i] = e.size()
 		if sizes[i] > ShardBudget {
-			zs.rs.Errorf(e.src, "", "cannot render zone %q of BindCluster %q: its statements and agent configuration take %d bytes, over the %d one zones ConfigMap may carry; shorten its lists (allowTransfer, allowQuery, alsoNotify, primaries)", e.key, c.Name, sizes[i], ShardBudget)
+			// Files are split (splitFile); what cannot be is a zone's
+			// statement, as long as its lists.
+			field, name := "spec", e.key
+			if e.zone != nil {
+				field, name = longestList(e.zone), bare(e.zone.Name)
+			}
+			zs.rs.Errorf(e.src, field, "cannot render zone %q of BindCluster %q: its zone statements take %d bytes, over the %d one zones ConfigMap carries (the API server takes 1 MiB an object); shorten %s (one wider prefix covers many addresses)", name, c.Name, sizes[i], ShardBudget, field)
 			sizes[i] = 0
+			e.stmt = [2][]byte{} // the error stands for it: nothing is rendered
 		}
 	}
 	n := shardCount(hashes, sizes, ShardBudget)
@@ -315,6 +323,31 @@ func (zs *zoneSet) shard(c *model.Cluster) []map[string]string {
 		shards[i][layout.ZonesDocFile] = string(doc) + "\n"
 	}
 	return shards
+}
+
+// longestList is the field of z's spec whose list writes the most into its
+// zone statements.
+func longestList(z *model.Zone) string {
+	field, most := "spec", -1
+	for _, l := range []struct {
+		field string
+		list  []string
+	}{
+		{"spec.allowTransfer", z.Spec.AllowTransfer},
+		{"spec.alsoNotify", z.Spec.AlsoNotify},
+		{"spec.allowQuery", z.Spec.AllowQuery},
+		{"spec.primaries", z.Spec.Primaries},
+		{"spec.forwarders", z.Spec.Forwarders},
+	} {
+		n := 0
+		for _, s := range l.list {
+			n += len(s) + 2
+		}
+		if n > most {
+			field, most = l.field, n
+		}
+	}
+	return field
 }
 
 // roleName is a Role as the agent and layout name it.
