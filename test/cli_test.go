@@ -81,8 +81,20 @@ func checkRendered(t *testing.T, ex string, objs []object) {
 	if !ok {
 		t.Fatalf("no ConfigMap %s-config", want.cluster)
 	}
+	// The zone statements are in the zones ConfigMaps, which named.conf
+	// includes (docs/state.md#shards).
+	conf := cfg.Data["named.conf.primary"]
+	for _, o := range objs {
+		if o.Kind == "ConfigMap" && strings.HasPrefix(o.Metadata.Name, want.cluster+"-zones-") {
+			for k, v := range o.Data {
+				if strings.HasPrefix(k, "zones.primary") {
+					conf += v
+				}
+			}
+		}
+	}
 	for _, z := range want.zones {
-		if !strings.Contains(cfg.Data["named.conf.primary"], z) {
+		if !strings.Contains(conf, z) {
 			t.Errorf("named.conf.primary lacks %q", z)
 		}
 	}

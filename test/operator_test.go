@@ -142,7 +142,7 @@ func TestOperatorDefaults(t *testing.T) {
 	}
 	// The update key transfers its dynamic zone, beside the transfer key
 	// and spec.allowTransfer; a static zone's transfers stay as they were.
-	conf := auth.ConfigMaps[layout.ConfigMapName("auth")].Data[layout.NamedConfPrimary]
+	conf := auth.NamedConf(t, layout.NamedConfPrimary)
 	for _, want := range []string{
 		`allow-transfer { key "transfer-key"; key "externaldns"; key "partner-key"; };`,
 	} {
@@ -169,7 +169,7 @@ func TestOperatorDefaults(t *testing.T) {
 	if z := zoneFile(t, auth2, "main.unkin.net"); !strings.Contains(z, "IN NS auth.dns.svc.k8s.unkin.net.") {
 		t.Errorf("with clusterDomain k8s.unkin.net: want NS auth.dns.svc.k8s.unkin.net.:\n%s", z)
 	}
-	conf2 := auth2.ConfigMaps[layout.ConfigMapName("auth")].Data[layout.NamedConfPrimary]
+	conf2 := auth2.NamedConf(t, layout.NamedConfPrimary)
 	if !strings.Contains(conf2, `allow-transfer { key "transfer-key"; key "partner-key"; };`) {
 		t.Errorf("updateKeyTransfer false: the update key still transfers:\n%s", conf2)
 	}

@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,4 +51,21 @@ func (c *Cluster) PodFile(t testing.TB, path string) string {
 		t.Fatalf("%s: not in zones ConfigMap %d", path, n)
 	}
 	return v
+}
+
+// zonesInclude is an include of a zones ConfigMap's file in named.conf.
+var zonesInclude = regexp.MustCompile(`include "(` + regexp.QuoteMeta(layout.ZonesDir) + `/[^"]+)";`)
+
+// NamedConf is the cluster's rendered named.conf file (layout.NamedConfPrimary
+// or layout.NamedConfSecondary) with every include of a zones ConfigMap's
+// file (the zone statements of a shard) replaced by that file.
+func (c *Cluster) NamedConf(t testing.TB, file string) string {
+	t.Helper()
+	cm := c.ConfigMaps[layout.ConfigMapName(c.Name)]
+	if cm == nil {
+		t.Fatalf("cluster %q has no config ConfigMap", c.Name)
+	}
+	return zonesInclude.ReplaceAllStringFunc(cm.Data[file], func(m string) string {
+		return c.PodFile(t, zonesInclude.FindStringSubmatch(m)[1])
+	})
 }

@@ -111,7 +111,7 @@ func shardLayout(t *testing.T, r *Rendered) (main string, parts []shardPart, sha
 		t.Fatalf("no SOA in the head of %s:\n%.500s", file, main)
 	}
 	// The secondaries must get the zone from the catalog, not their config.
-	if conf := rc.ConfigMaps[layout.ConfigMapName(shardCluster)].Data[layout.NamedConfSecondary]; strings.Contains(conf, shardZone) {
+	if conf := rc.NamedConf(t, layout.NamedConfSecondary); strings.Contains(conf, shardZone) {
 		t.Errorf("%s names %s: the secondaries should learn it from the catalog", layout.NamedConfSecondary, shardZone)
 	}
 	return main, parts, shards, serial
