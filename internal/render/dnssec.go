@@ -215,18 +215,6 @@ func describeSpecs(specs []dnssec.Spec) string {
 	return strings.Join(s, ", ")
 }
 
-// dnssecZoneNames are c's signed zones (bare names, sorted) for agent.json:
-// the primary waits for their keys before named loads them.
-func dnssecZoneNames(c *model.Cluster) []string {
-	zones, _ := signedZones(c)
-	var out []string
-	for n := range zones {
-		out = append(out, bare(n))
-	}
-	sort.Strings(out)
-	return out
-}
-
 // rollWarnings: a KSK or CSK with a finite lifetime is rolled by named on
 // the primary's volume, and the render's Secret never learns the successor
 // (verified on BIND 9.18: named starts the roll at its first start, since
