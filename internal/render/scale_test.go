@@ -211,9 +211,14 @@ func TestScaleShardsOfZone(t *testing.T) {
 // error on that BindZone, and nothing rendered.
 func TestScaleBadInput(t *testing.T) {
 	if testing.Short() {
-		t.Skip("renders 20,000 zones")
+		t.Skip("renders 5,000 zones")
 	}
-	n := scaleZones(t)
+	// The count of results does not depend on the size: 5,000 zones keep
+	// `make test` in budget (BINDFN_SCALE_ZONES sets it, 100,000 too).
+	n := 5000
+	if os.Getenv("BINDFN_SCALE_ZONES") != "" {
+		n = scaleZones(t)
+	}
 	dup := func(file, doc string) string {
 		if file != "zones.yaml" {
 			return ""
