@@ -549,3 +549,51 @@ func TestTSIGHashes(t *testing.T) {
 		t.Errorf("%d hashes for %d algorithms", len(tsigHashes), len(vocab.TSIG))
 	}
 }
+
+// TestAddZoneDocs: agent.json's per-zone lists come from the shards'
+// agent-zones.json it lists (docs/state.md#shards), appended in order; an
+// unreadable, unknown or invalid shard document is an error naming it.
+func TestAddZoneDocs(t *testing.T) {
+	files := map[string]string{
+		"/z/0/agent-zones.json": `{"primaryZones":[{"zone":"a","view":"v"}],"seedZones":[{"zone":"a","source":"/z/0/db.a","dest":"/d/db.a"}]}`,
+		"/z/1/agent-zones.json": `{"primaryZones":[{"zone":"b"}],"dnssecZones":["b"],"dynamicZones":[{"zone":"b","keyName":"k","keyFile":"/k","source":"/z/1/db.b"}]}`,
+		"/z/2/agent-zones.json": `{"surprise":1}`,
+	}
+	read := func(p string) ([]byte, error) {
+		if s, ok := files[p]; ok {
+			return []byte(s), nil
+		}
+		return nil, os.ErrNotExist
+	}
+	cases := map[string]struct {
+		reason  string
+		docs    []string
+		want    []layout.ZoneRef
+		wantErr string
+	}{
+		"Two":     {reason: "both shards' zones, in shard order", docs: []string{"/z/0/agent-zones.json", "/z/1/agent-zones.json"}, want: []layout.ZoneRef{{Zone: "a", View: "v"}, {Zone: "b"}}},
+		"Missing": {reason: "a shard not laid yet is an error: the agent retries", docs: []string{"/z/9/agent-zones.json"}, wantErr: "zoneDocs[0]: cannot read"},
+		"Unknown": {reason: "an unknown field means the agent is older than its renderer", docs: []string{"/z/2/agent-zones.json"}, wantErr: `unknown field "surprise"`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := &layout.AgentConfigDoc{PrimaryConf: "/p", SecondaryConf: "/s", ZoneDocs: tc.docs}
+			err := AddZoneDocs(c, read)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("%s: error = %v, want one containing %q", tc.reason, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", tc.reason, err)
+			}
+			if diff := cmp.Diff(tc.want, c.PrimaryZones); diff != "" {
+				t.Errorf("%s: primaryZones (-want +got):\n%s", tc.reason, diff)
+			}
+			if len(c.SeedZones) != 1 || len(c.DynamicZones) != 1 || len(c.DNSSECZones) != 1 {
+				t.Errorf("%s: %d seeds, %d dynamic, %d signed zones; want 1 each", tc.reason, len(c.SeedZones), len(c.DynamicZones), len(c.DNSSECZones))
+			}
+		})
+	}
+}
