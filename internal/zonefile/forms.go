@@ -348,11 +348,6 @@ func checkSVCB(typ, owner string, prio uint16, target string, kvs []dns.SVCBKeyV
 			}
 		}
 	}
-	if have[dns.SVCB_OHTTP] {
-		// miekg/dns writes key 8 only by its name, which BIND 9.18 and
-		// 9.20 do not know ("unknown key").
-		return fmt.Errorf("the ohttp key (RFC 9540) is unknown to BIND 9.18 and 9.20, which refuse the record, and this renderer cannot write it as key8: leave it out")
-	}
 	seen := map[dns.SVCBKey]bool{}
 	for _, k := range mandatory {
 		switch {
