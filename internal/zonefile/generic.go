@@ -154,8 +154,8 @@ func nameWire(tok, origin, what string) ([]byte, error) {
 	if err := checkNameChars(abs); err != nil {
 		return nil, fmt.Errorf("cannot use %q as %s: %v", tok, what, err)
 	}
-	if _, ok := dns.IsDomainName(abs); !ok {
-		return nil, fmt.Errorf("%q is not a valid domain name: every label needs 1 to 63 octets and the whole name at most 255", abs)
+	if err := nameLimitErr(abs); err != nil {
+		return nil, err
 	}
 	if !IsHostname(dns.CanonicalName(abs), false) {
 		return nil, fmt.Errorf("cannot use %q as %s: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", tok, what)
@@ -538,8 +538,8 @@ func svcbWire(f []string, origin string) ([]byte, error) {
 		} else if !dns.IsFqdn(abs) {
 			abs += "." + strings.TrimPrefix(origin, ".")
 		}
-		if _, ok := dns.IsDomainName(abs); !ok {
-			return nil, fmt.Errorf("%q is not a valid domain name", f[1])
+		if err := nameLimitErr(abs); err != nil {
+			return nil, err
 		}
 		buf := make([]byte, 256)
 		n, err := dns.PackDomainName(abs, buf, 0, nil, false)

@@ -470,6 +470,11 @@ func cleanErr(err error) error {
 		tok = t
 	}
 	if f := strings.Fields(what); len(f) == 3 && f[0] == "bad" {
+		if fieldForms[f[2]] == "a domain name" {
+			if err := nameLimitErr(dns.Fqdn(tok)); err != nil {
+				return fmt.Errorf("%s is not a domain name (the %s field of %s): %v", tok, strings.ToLower(f[2]), f[1], err)
+			}
+		}
 		if want := fieldForms[f[1]+" "+f[2]]; want != "" {
 			return fmt.Errorf("%s is not %s", tok, want)
 		}
