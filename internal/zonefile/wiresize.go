@@ -31,7 +31,7 @@ func nameLimitErr(abs string) error {
 	n, err := dns.PackDomainName(abs, buf, 0, nil, false)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%q is not a valid domain name: every label needs 1 to 63 octets (BIND: \"label too long\")", abs)
+		return fmt.Errorf("%q is not a valid domain name: every label needs 1 to 63 octets and the whole name at most 255", abs)
 	case n > 255:
 		return fmt.Errorf("%q is %d octets in wire form, and a name holds at most 255 (BIND: \"ran out of space\"); a name written without a trailing dot has the zone's name appended", abs, n)
 	}
