@@ -66,21 +66,6 @@ func genericEntry(owner string, ttl uint32, typ uint16, typName string, wire []b
 	return entry{rr: rr, text: text, rdata: rdata}
 }
 
-// GenericText is the RFC 3597 form of a value of type typ (a mnemonic BIND
-// knows, or TYPEnnn) as this renderer writes it, origin the zone: `\# <len>
-// <hex>`. It is the codec on its own, for tests against BIND.
-func GenericText(typ, value, origin string) (string, error) {
-	t, name, err := rrType(typ)
-	if err != nil {
-		return "", err
-	}
-	e, err := parseValue(origin, 0, t, name, value, origin)
-	if err != nil {
-		return "", err
-	}
-	return e.rdata, nil
-}
-
 // fields splits a value into BIND's master-file tokens: separated by
 // blanks outside double quotes, a token keeping its quotes and escapes.
 func fields(v string) []string {
