@@ -52,15 +52,19 @@ func rdataNamesFit(rr dns.RR) error {
 
 // rdataLen is the length of an RR's RDATA in wire form, names
 // uncompressed.
-func rdataLen(rr dns.RR) int {
+func rdataLen(rr dns.RR) int { return len(rdataWire(rr)) }
+
+// rdataWire is an RR's RDATA in wire form, names uncompressed and as
+// written; nil if it does not pack.
+func rdataWire(rr dns.RR) []byte {
 	c := dns.Copy(rr)
 	c.Header().Name = "."
 	buf := make([]byte, dns.Len(c)+1)
 	n, err := dns.PackRR(c, buf, 0, nil, false)
 	if err != nil {
-		return 0
+		return nil
 	}
-	return n - 11 // root owner (1), type, class, TTL, RDLENGTH (10)
+	return buf[11:n] // root owner (1), type, class, TTL, RDLENGTH (10)
 }
 
 // checkSetSize refuses an RRset BIND cannot hold.
