@@ -71,9 +71,6 @@ func systemSample(zs []systemZone) map[string]bool {
 	return s
 }
 
-// both is every release.
-var both = []string{"9.18", "9.20"}
-
 // batchLoad asks one release's named-checkconf -z about many zone files at
 // once: each zone in a view of its own (so that origins may repeat), files
 // relative to dir. It returns, per zone, whether it loaded and BIND's lines
