@@ -142,7 +142,7 @@ func nameWire(tok, origin, what string) ([]byte, error) {
 	if err := nameLimitErr(abs); err != nil {
 		return nil, err
 	}
-	if !IsHostname(dns.CanonicalName(abs), false) {
+	if !IsHostname(dns.CanonicalName(abs), false) || !isASCII(abs) {
 		return nil, fmt.Errorf("cannot use %q as %s: BIND loads zones with check-names, which takes only host names here (letters, digits and inner hyphens per label); fix the name", tok, what)
 	}
 	buf := make([]byte, 256)
@@ -508,6 +508,10 @@ func svcbKey(s string) (uint16, error) {
 func svcbWire(f []string, origin string) ([]byte, error) {
 	if len(f) < 2 {
 		return nil, fmt.Errorf("want a priority, a target and parameters")
+	}
+	// BIND's lexer ends a word at a quote (FuzzGeneric: `0 0000000""`).
+	if strings.Contains(unescapedQuotes(f[0]+f[1]), `"`) {
+		return nil, fmt.Errorf("a quote in the priority or the target")
 	}
 	prio, err := number(f[0], "the priority", 16)
 	if err != nil {
