@@ -78,6 +78,10 @@ func TestGenericAgainstBIND(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: cannot render: %v", tc.reason, err)
 			}
+			// plan and the agent read rendered zones with miekg/dns.
+			if rrs, err := parseAll(rendered, "example.com."); err != nil || len(rrs) != 2+len(tc.values) {
+				t.Errorf("%s: miekg/dns reads %d records of the rendered zone, want %d: %v", tc.reason, len(rrs), 2+len(tc.values), err)
+			}
 			var user strings.Builder
 			user.WriteString(genericHead)
 			for _, v := range tc.values {
