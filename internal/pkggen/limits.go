@@ -33,6 +33,30 @@ func LimitTags() []string {
 	return out
 }
 
+// txtWire is n different TXT values, each of rdlen octets of RDATA but
+// the last, of last octets.
+func txtWire(n, rdlen, last int) []any {
+	out := make([]any, n)
+	for i := range out {
+		size := rdlen
+		if i == n-1 {
+			size = last
+		}
+		var strs []string
+		for left := size; left > 0; {
+			k := min(left, 256) - 1 // a string of k octets takes k+1
+			if left-(k+1) == 1 {
+				k-- // never leave one octet: a string takes at least 1
+			}
+			strs = append(strs, `"`+strings.Repeat("w", k)+`"`)
+			left -= k + 1
+		}
+		strs[0] = fmt.Sprintf(`"%03d%s`, i, strs[0][4:])
+		out[i] = strings.Join(strs, " ")
+	}
+	return out
+}
+
 func txtN(n int) []any {
 	out := make([]any, n)
 	for i := range out {
@@ -188,6 +212,32 @@ var limitDraws = []limitDraw{
 		return g.recordsAt(c, func(zone string) []map[string]any {
 			if o := ownerOfLength(zone, 254); o != "" {
 				return []map[string]any{{"name": o, "type": "TXT", "values": strs(`"x"`)}}
+			}
+			return nil
+		})
+	}},
+	// RRset wire size: BIND holds at most 65512 octets of RDATA and
+	// lengths in one RRset (zonefile.maxRRsetWire), in 100 records here
+	// (max-records-per-type).
+	{"rrsetwire=65512", false, func(g *gen, c *cluster) bool {
+		return g.addRecord(c, map[string]any{"name": "wide", "type": "TXT", "values": txtWire(100, 653, 665)})
+	}},
+	{"rrsetwire=65513", true, func(g *gen, c *cluster) bool {
+		return g.addRecord(c, map[string]any{"name": "wide", "type": "TXT", "values": txtWire(100, 653, 666)})
+	}},
+	// a name in RDATA, written relative, of 255 or 256 octets once qualified
+	{"target=253", false, func(g *gen, c *cluster) bool {
+		return g.recordsAt(c, func(zone string) []map[string]any {
+			if o := ownerOfLength(zone, 253); o != "" {
+				return []map[string]any{{"name": "longtarget", "type": "CNAME", "values": strs(o)}}
+			}
+			return nil
+		})
+	}},
+	{"target=254", true, func(g *gen, c *cluster) bool {
+		return g.recordsAt(c, func(zone string) []map[string]any {
+			if o := ownerOfLength(zone, 254); o != "" {
+				return []map[string]any{{"name": "longtarget", "type": "CNAME", "values": strs(o)}}
 			}
 			return nil
 		})

@@ -822,6 +822,17 @@ func (g *gen) otherZone(c *cluster, v *view, typ string) {
 		if g.chance(0.3) {
 			spec["allowQuery"] = g.addressList(c, true)
 		}
+		// A secondary zone serves transfers and sends NOTIFYs too.
+		if typ == "secondary" && g.chance(0.3) {
+			spec["allowTransfer"] = g.addressList(c, false)
+		}
+		if typ == "secondary" && g.chance(0.2) {
+			an := g.pick("192.0.2.202", "198.51.100.3")
+			if len(c.keys) > 0 && g.chance(0.5) {
+				an += " key " + g.pick(c.keys...)
+			}
+			spec["alsoNotify"] = strs(an)
+		}
 	}
 	g.add("BindZone", objName(name)+"-"+typ, spec)
 }

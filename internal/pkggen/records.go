@@ -51,10 +51,11 @@ func (g *gen) recordValue(t, zone string) (string, bool) {
 		return "admin.example.net. info.example.net.", true
 	case "URI":
 		return `10 1 "https://example.com/path"`, true
-	case "SVCB":
-		return g.pick("1 svc.example.net. alpn=h2,h3 port=8443", "0 svc.example.net.", "1 . ipv4hint=192.0.2.1"), true
+	case "SVCB": // generic keys (key7=, key8, key1 as octets) go by the codec
+		return g.pick("1 svc.example.net. alpn=h2,h3 port=8443", "0 svc.example.net.", "1 . ipv4hint=192.0.2.1",
+			`1 . key7="/dns-query{?dns}"`, `2 . key1="\002h2\005h3-29" key65000=abc`), true
 	case "HTTPS":
-		return g.pick("1 . alpn=h2", "0 www.example.net.", "1 . alpn=h3 ipv6hint=2001:db8::1"), true
+		return g.pick("1 . alpn=h2", "0 www.example.net.", "1 . alpn=h3 ipv6hint=2001:db8::1", "1 svc.example.net. alpn=h2,h3 key8"), true
 	case "OPENPGPKEY", "DHCID":
 		return b64(48), true
 	case "DS", "CDS", "DLV", "TA":
@@ -95,8 +96,20 @@ func (g *gen) recordValue(t, zone string) (string, bool) {
 		return "0 0 3 relay.example.net.", true
 	case "APL":
 		return "1:192.168.32.0/21 !1:192.168.38.0/28", true
-	case "ATMA":
-		return `\# 2 0130`, true // E.164 format, the digit 0 (no miekg/dns RR struct)
+	case "ATMA": // no miekg/dns RR struct: BIND's grammar (zonefile's codec), or RFC 3597
+		return g.pick(`\# 2 0130`, "+358.400.1234567", "39246f00e7c9e0b5f9c0e7c9e000000000000000ed"), true
+	// Types miekg/dns cannot parse, read by BIND's grammar and rendered in
+	// the RFC 3597 form (internal/zonefile/generic.go).
+	case "DSYNC":
+		return g.pick("CDS NOTIFY 5359 "+host(), "CSYNC 1 53 scanner", "TYPE62 NOTIFY 0 "+host()), true
+	case "WALLET":
+		return g.pick(`"BTC" "bc1qxyz"`, `"ETH" "0x`+hexs(20)+`"`), true
+	case "DOA":
+		return g.pick(`0 1 2 "" `+b64(12), `4294967295 4294967295 255 "image/gif" -`), true
+	case "A6":
+		return g.pick("0 2001:db8::1", "64 ::1:2:3:4 "+host(), "128 "+host(), "65 ffff:ffff:ffff:ffff:ffff:: p"), true
+	case "WKS":
+		return g.pick("192.0.2.1 tcp 25 80 443", "192.0.2.2 17 53", "192.0.2.3 6"), true
 	case "UNSPEC":
 		return `\# 4 deadbeef`, true
 	case "EID", "NIMLOC", "NULL":
@@ -134,7 +147,8 @@ func zoneTypes() []string {
 		dns.TypeNXNAME: true, dns.TypeSOA: true,
 		dns.TypeRRSIG: true, dns.TypeNSEC: true, dns.TypeNSEC3: true, dns.TypeNSEC3PARAM: true, dns.TypeSIG: true, dns.TypeNXT: true,
 	}
-	var out []string
+	// BIND's types miekg/dns does not name: zonefile's codec reads them.
+	out := []string{"DSYNC", "WALLET", "DOA", "A6", "WKS"}
 	for t, s := range dns.TypeToString {
 		if skip[t] {
 			continue

@@ -428,7 +428,7 @@ func viewKeys(c *model.Cluster) map[*model.View][]string {
 			if z.UpdateKey != nil && z.Spec.DynamicUpdate {
 				use(z.UpdateKey.KeyName, v)
 			}
-			if z.Spec.Type == v1alpha1.ZonePrimary {
+			if z.Spec.Type == v1alpha1.ZonePrimary || z.Spec.Type == v1alpha1.ZoneSecondary {
 				for _, e := range z.AllowTransfer {
 					if e.Key != "" && !e.Negated {
 						use(e.Key, v)
@@ -573,6 +573,9 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 			nc.S(nc.Kw("file"), nc.Str(secondaryFile(v, z))),
 			nc.S(nc.Kw("primaries"), nc.L(prim...)),
 		)
+		if sp.Type == v1alpha1.ZoneSecondary {
+			body = append(body, secondaryZoneOptions(v, z, key)...)
+		}
 	case v1alpha1.ZoneForward:
 		only := sp.ForwardOnly == nil || *sp.ForwardOnly
 		fwd := "first"
@@ -591,6 +594,34 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 		body = append(body, nc.S(nc.Kw("allow-query"), nc.L(aq...)))
 	}
 	return nc.B(head, body...), true
+}
+
+// secondaryZoneOptions are the statements of a secondary zone beside its
+// primaries: BIND serves transfers and sends NOTIFYs from a secondary zone
+// too (a tiered or stealth secondary feeds the next server), so
+// spec.allowTransfer and spec.alsoNotify are rendered as on a primary zone,
+// after the view's transfer key (the cluster's own agent and peers). With
+// a transfer key (a keyed primary, such as another cluster's <c>-primary
+// Service) the zone admits NOTIFYs signed by that key: they leave the
+// primary from its pods' addresses, not the address in spec.primaries,
+// which is all BIND admits by default (allow-notify widens that list,
+// never narrows it).
+func secondaryZoneOptions(v *model.View, z *model.Zone, key string) []nc.Stmt {
+	var out []nc.Stmt
+	if len(z.AllowTransfer) > 0 {
+		xfr := append([]nc.Stmt{nc.S(nc.Kw("key"), nc.Str(v.TransferKey.KeyName))}, z.AllowTransfer.Stmts()...)
+		out = append(out, nc.S(nc.Kw("allow-transfer"), nc.L(xfr...)))
+	}
+	if len(z.AlsoNotify) > 0 {
+		out = append(out,
+			nc.S(nc.Kw("notify"), nc.Kw("explicit")),
+			nc.S(nc.Kw("also-notify"), nc.L(servers(z.AlsoNotify)...)),
+		)
+	}
+	if key != "" {
+		out = append(out, nc.S(nc.Kw("allow-notify"), nc.L(nc.S(nc.Kw("key"), nc.Str(key)))))
+	}
+	return out
 }
 
 // updateKeyTransfer is the primary's allow-transfer element for a dynamic

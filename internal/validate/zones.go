@@ -78,8 +78,11 @@ func checkZoneTypes(c *model.Cluster) diag.Results {
 			if sp.SOA != nil {
 				ignored("spec.soa", "soa")
 			}
-			if len(sp.AllowTransfer) > 0 || len(sp.AlsoNotify) > 0 {
-				ignored("spec.allowTransfer", "allowTransfer/alsoNotify (only a primary zone serves transfers here)")
+			if t != v1alpha1.ZoneSecondary && len(sp.AllowTransfer) > 0 {
+				ignored("spec.allowTransfer", "allowTransfer (only primary and secondary zones serve transfers)")
+			}
+			if t != v1alpha1.ZoneSecondary && len(sp.AlsoNotify) > 0 {
+				ignored("spec.alsoNotify", "alsoNotify (only primary and secondary zones send NOTIFY)")
 			}
 			if sp.DNSSECPolicyRef != "" {
 				rs.Errorf(z.Src, "spec.dnssecPolicyRef", "cannot sign %s zone %q: only a primary zone can have a dnssec-policy", t, sp.ZoneName)

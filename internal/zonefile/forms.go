@@ -348,11 +348,6 @@ func checkSVCB(typ, owner string, prio uint16, target string, kvs []dns.SVCBKeyV
 			}
 		}
 	}
-	if have[dns.SVCB_OHTTP] {
-		// miekg/dns writes key 8 only by its name, which BIND 9.18 and
-		// 9.20 do not know ("unknown key").
-		return fmt.Errorf("the ohttp key (RFC 9540) is unknown to BIND 9.18 and 9.20, which refuse the record, and this renderer cannot write it as key8: leave it out")
-	}
 	seen := map[dns.SVCBKey]bool{}
 	for _, k := range mandatory {
 		switch {
@@ -371,7 +366,10 @@ func checkSVCB(typ, owner string, prio uint16, target string, kvs []dns.SVCBKeyV
 	if have[dns.SVCB_NO_DEFAULT_ALPN] && !have[dns.SVCB_ALPN] {
 		return fmt.Errorf("no-default-alpn needs alpn: BIND refuses the record; add alpn")
 	}
-	if prio > 0 && !IsHostname(dns.CanonicalName(target), false) && target != "." {
+	// A raw octet above 127 is no host name either (IsHostname leaves
+	// such labels to IDN conversion, which RDATA names do not get here;
+	// FuzzGeneric found a target of \128).
+	if prio > 0 && (!IsHostname(dns.CanonicalName(target), false) || !isASCII(target)) && target != "." {
 		return fmt.Errorf("cannot use %q as the %s target: BIND loads zones with check-names, which takes only host names as the target of a ServiceMode record (letters, digits and inner hyphens per label); fix the name", target, typ)
 	}
 	if typ != "SVCB" {
@@ -473,4 +471,14 @@ func (b *builder) checkZoneForms() {
 
 func (b *builder) hasAddress(name string) bool {
 	return b.sets[setKey{name, dns.TypeA}] != nil || b.sets[setKey{name, dns.TypeAAAA}] != nil
+}
+
+// isASCII reports whether s holds no octet above 127.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -56,6 +56,9 @@ func canonical(abs string) (string, error) {
 		// Wire form and back changes nothing in a plain name.
 		return asciiLower(abs), nil
 	}
+	if err := nameLimitErr(abs); err != nil {
+		return "", err
+	}
 	if _, ok := dns.IsDomainName(abs); !ok {
 		return "", fmt.Errorf("%q is not a valid domain name: every label needs 1 to 63 octets and the whole name at most 255", abs)
 	}

@@ -1,6 +1,7 @@
 package zonefile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -14,6 +15,10 @@ import (
 // bindOnlyTypes are the types BIND names (lib/dns/rdata) that miekg/dns
 // does not: they are written as TYPEnnn with generic RDATA.
 var bindOnlyTypes = map[string]int{"A6": 38, "WKS": 11, "NSAP": 22, "SINK": 40, "DSYNC": 66, "HHIT": 67, "BRID": 68, "DOA": 259, "WALLET": 262}
+
+// bindOnlyNoCodec are the types of bindOnlyTypes without a codec
+// (bindCodecs): their values are taken in the RFC 3597 form only.
+var bindOnlyNoCodec = map[uint16]string{40: "SINK", 67: "HHIT", 68: "BRID"}
 
 // rrType resolves a type mnemonic (any case) or an RFC 3597 TYPEnnn to its
 // number and the mnemonic the zone file uses. Types that cannot live in a
@@ -29,7 +34,9 @@ func rrType(s string) (uint16, string, error) {
 		}
 	}
 	if n, known := bindOnlyTypes[u]; !ok && known {
-		return 0, "", fmt.Errorf("record type %s is one BIND reads but this renderer cannot parse: write it as type TYPE%d with its RDATA in the RFC 3597 generic form, `\\# <length> <hex>` (dig +unknownformat prints a served record so)", u, n)
+		// Written as TYPEnnn: miekg/dns, which reads the rendered
+		// files back (plan, the agent), does not know the mnemonic.
+		return uint16(n), "TYPE" + strconv.Itoa(n), nil
 	}
 	if !ok {
 		return 0, "", fmt.Errorf("unknown record type %q: use a mnemonic such as A, AAAA, CNAME, MX, TXT, SRV, or TYPEnnn", s)
@@ -104,15 +111,22 @@ func parseValue(owner string, ttl uint32, typ uint16, typName, value, origin str
 			return entry{}, err
 		}
 	}
-	if _, known := dns.TypeToString[typ]; known && strings.HasPrefix(strings.TrimSpace(value), `\#`) {
+	generic := strings.HasPrefix(strings.TrimSpace(value), `\#`)
+	if _, parsed := dns.TypeToRR[typ]; parsed && generic {
 		// miekg/dns turns generic RDATA of a known type into that type's
 		// text form even when the data is short, and BIND cannot read
 		// the result (DS "0 0 0 ", EID with no data).
 		return entry{}, fmt.Errorf("write a %s value in its own text form: the RFC 3597 \\# form is accepted only for TYPEnnn types", typName)
 	}
-	if (typ == dns.TypeSVCB || typ == dns.TypeHTTPS) && strings.Contains(strings.ToLower(value), "ipv6hint=") && strings.Contains(strings.ToLower(value), "::ffff:") {
-		// BIND 9.18 and 9.20 load it; miekg/dns cannot hold it.
-		return entry{}, fmt.Errorf("a v4-mapped address (::ffff:a.b.c.d) in ipv6hint cannot be rendered here, although BIND loads it: give the IPv4 address in ipv4hint instead")
+	if codec := bindCodecs[typ]; codec != nil && !generic {
+		wire, err := codec(fields(value), origin)
+		if err != nil {
+			return entry{}, err
+		}
+		return genericEntry(owner, ttl, typ, typName, wire), nil
+	}
+	if codec := bindOnlyNoCodec[typ]; codec != "" && !generic {
+		return entry{}, fmt.Errorf("this renderer reads a %s value only in the RFC 3597 generic form, `\\# <length> <hex>` (dig +unknownformat prints a served record so)", codec)
 	}
 	switch typ {
 	case dns.TypeLOC:
@@ -144,6 +158,9 @@ func parseValue(owner string, ttl uint32, typ uint16, typName, value, origin str
 		return e, nil
 	}
 	e, err := parseLine(owner, ttl, typ, typName, value, origin)
+	if typ == dns.TypeSVCB || typ == dns.TypeHTTPS {
+		return svcbEntry(e, err, owner, ttl, typ, typName, value, origin)
+	}
 	if err == nil && typ == dns.TypeCERT && e.rr.(*dns.CERT).Type == 4 {
 		e.text = strings.Replace(e.text, "\tIPIX ", "\tIPKIX ", 1)
 		e.rdata = strings.Replace(e.rdata, "IPIX ", "IPKIX ", 1)
@@ -152,6 +169,57 @@ func parseValue(owner string, ttl uint32, typ uint16, typName, value, origin str
 		return e, fmt.Errorf("%v: BIND loads an APL prefix with host bits set, but this renderer cannot write one; give the network address (192.0.2.0/24, not 192.0.2.1/24)", err)
 	}
 	return e, err
+}
+
+// svcbEntry is an SVCB or HTTPS value: miekg/dns's reading (e, err) where
+// it has one and prints it in a form BIND reads; otherwise the value read
+// by BIND's grammar (svcbWire) and written in the generic form. That
+// covers keyNNNNN= for registered keys (key7="/dns-query{?dns}"), which
+// miekg/dns refuses, and key 8 (ohttp), which miekg/dns prints by a name
+// BIND 9.18 and 9.20 do not know.
+//
+// BIND's grammar decides: a value miekg/dns reads and BIND refuses is
+// refused (FuzzGeneric found `00""`, which miekg/dns read as priority 0
+// and an empty target), and one the two read differently is written as
+// BIND reads it.
+func svcbEntry(e entry, err error, owner string, ttl uint32, typ uint16, typName, value, origin string) (entry, error) {
+	if err == nil && hasKey(e.rr, dns.SVCB_OHTTP) && strings.Contains(value, "ohttp") {
+		return entry{}, fmt.Errorf("the key name ohttp (RFC 9540) is unknown to BIND 9.18 and 9.20, which refuse the record: write it as key8")
+	}
+	wire, werr := svcbWire(fields(value), origin)
+	if werr != nil && !strings.Contains(werr.Error(), "BIND") {
+		werr = fmt.Errorf("%v: BIND refuses the record", werr)
+	}
+	if werr != nil {
+		return entry{}, werr
+	}
+	if err == nil && !hasKey(e.rr, dns.SVCB_OHTTP) && bytes.Equal(rdataWire(e.rr), wire) {
+		return e, nil
+	}
+	g := genericEntry(owner, ttl, typ, typName, wire)
+	if _, ok := g.rr.(*dns.RFC3597); ok {
+		// BIND 9.18 and 9.20 load it; miekg/dns cannot hold it, and the
+		// cluster's own readers of zone files (plan, the agent) use it.
+		return entry{}, fmt.Errorf("a v4-mapped address (::ffff:a.b.c.d) in ipv6hint cannot be rendered here, although BIND loads it: give the IPv4 address in ipv4hint instead")
+	}
+	return g, nil
+}
+
+// hasKey reports whether an SVCB or HTTPS RR sets key k.
+func hasKey(rr dns.RR, k dns.SVCBKey) bool {
+	var kvs []dns.SVCBKeyValue
+	switch r := rr.(type) {
+	case *dns.SVCB:
+		kvs = r.Value
+	case *dns.HTTPS:
+		kvs = r.Value
+	}
+	for _, kv := range kvs {
+		if kv.Key() == k {
+			return true
+		}
+	}
+	return false
 }
 
 // parseLine is parseValue's general path: the value is read by the
@@ -409,6 +477,11 @@ func cleanErr(err error) error {
 		tok = t
 	}
 	if f := strings.Fields(what); len(f) == 3 && f[0] == "bad" {
+		if fieldForms[f[2]] == "a domain name" {
+			if err := nameLimitErr(dns.Fqdn(tok)); err != nil {
+				return fmt.Errorf("%s is not a domain name (the %s field of %s): %v", tok, strings.ToLower(f[2]), f[1], err)
+			}
+		}
 		if want := fieldForms[f[1]+" "+f[2]]; want != "" {
 			return fmt.Errorf("%s is not %s", tok, want)
 		}

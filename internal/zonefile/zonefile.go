@@ -498,6 +498,11 @@ func (b *builder) addUser(src diag.Source, field, name, typ string, ttl *int32, 
 			ok = false
 			continue
 		}
+		if err := rdataNamesFit(e.rr); err != nil {
+			b.rs.Errorf(src, f, "cannot use value for type %s: %v", tname, err)
+			ok = false
+			continue
+		}
 		if err := checkForm(e.rr); err != nil {
 			b.rs.Errorf(src, f, "cannot use value for type %s: %v", tname, err)
 			ok = false
@@ -547,6 +552,7 @@ func (b *builder) finish() (*Zone, diag.Results) {
 	}
 	for _, s := range b.order {
 		b.checkSet(s, byOwner[s.owner])
+		b.checkSetSize(s)
 	}
 	b.checkZoneForms()
 	if b.rs.HasErrors() {

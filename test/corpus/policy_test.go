@@ -9,20 +9,11 @@ import (
 
 var confDir = filepath.Join("testdata", "isc", Commit, "checkconf")
 
-// knownPolicyDiffs are the checkconf files whose dnssec-policy verdict
-// differs between BIND and fn-validate on purpose, with the reason
-// (docs/validation.md, "The corpus").
-var knownPolicyDiffs = map[string]zoneDiff{
-	"kasp-ignore-keylen.conf":       {[]string{"9.18", "9.20"}, "deliberate: bits on an ECDSA key, which BIND ignores with a warning, are refused (they would say a size the key does not have)"},
-	"kasp-bad-nsec3-iter.conf":      {[]string{"9.18"}, "deliberate: nsec3rsasha1 (SHA-1), which 9.18 signs with, is refused (RFC 8624; docs/validation.md)"},
-	"kasp-bad-nsec3-iter-fips.conf": {[]string{"9.18"}, "deliberate: NSEC3 iterations other than 0, which 9.18 loads with a warning, are refused: 9.20 refuses them"},
-}
-
 // TestPolicyCorpus: for every checkconf file of BIND's system test that
 // holds a dnssec-policy, BIND's verdict on its dnssec-policy statements
 // (each used by one signed zone, as bind-fn renders it) equals
 // fn-validate's verdict on the converted BindDNSSECPolicies, on 9.18 and
-// 9.20, or the difference is in knownPolicyDiffs. A policy statement the API
+// 9.20, or the difference is in docs/validation.md's table (knownDiffs). A policy statement the API
 // has no field for is a loss: the file is counted apart (its package is not
 // the same policy) and its losses logged.
 func TestPolicyCorpus(t *testing.T) {
@@ -50,7 +41,7 @@ func TestPolicyCorpus(t *testing.T) {
 				}
 				return
 			}
-			known, listed := knownPolicyDiffs[file]
+			known, listed := knownDiffs(t, "policy")[file]
 			fnOK := false
 			var errs string
 			if cerr == nil {
@@ -100,9 +91,9 @@ func TestPolicyCorpus(t *testing.T) {
 			}
 		})
 	}
-	for f := range knownPolicyDiffs {
+	for f := range knownDiffs(t, "policy") {
 		if !seen[f] {
-			t.Errorf("knownPolicyDiffs lists %s, which is not in the corpus", f)
+			t.Errorf("docs/validation.md's table lists %s, which is not in the corpus", f)
 		}
 	}
 	t.Logf("%d files; per version: %v", len(files), counts)

@@ -71,34 +71,6 @@ func systemSample(zs []systemZone) map[string]bool {
 	return s
 }
 
-// knownSystemDiffs are the differences kept on purpose between BIND's
-// verdict on a system-test zone (key: file and origin) and fn-validate's on
-// its package, on the versions listed (docs/validation.md, "The corpus").
-var knownSystemDiffs = map[string]zoneDiff{
-	"auth/ns1/example.com.db example.com":                    {both, "BRID and HHIT: types miekg/dns lacks; refused with the form that works (TYPE68, TYPE67 and RFC 3597 RDATA)"},
-	"class/ns2/localhost.db 1.0.0.127.in-addr.arpa.":         {both, "NSAP: miekg/dns has no NSAP type; refused with the form that works (TYPE22 and RFC 3597 RDATA)"},
-	"tsig/ns1/example.db example.nil":                        {both, "every type BIND knows, some in forms miekg/dns cannot hold: NSAP and WKS (refused with the TYPEnnn form that works), a GPOS of empty strings, an NXT whose type bitmap names type 127 by number"},
-	"glue/ns1/net.db net":                                    {both, "out-of-zone records (ns1.example. in zone net): BIND ignores them with a warning and serves the zone without them; bind-fn refuses them, so nothing written is silently dropped"},
-	"rpzrecurse/ns1/test1.example.net.db test1.example.net":  {both, "as glue/ns1/net.db: an out-of-zone record (ns.example.)"},
-	"rpzrecurse/ns1/test2.example.net.db test2.example.net":  {both, "as glue/ns1/net.db: an out-of-zone record (ns.example.)"},
-	"statistics/ns1/zone.db 32/1.0.0.127-in-addr.example.":   {both, "a zone name with '/' outside the reverse trees (bind-fn takes '/' only in RFC 2317 reverse zones), and an out-of-zone record as glue/ns1/net.db"},
-	"limits/ns1/example.db example":                          {both, "RRsets of 1,000-5,000 records: named-checkconf -z loads them, but named refuses the zone past max-records-per-type (100 by default, 9.18.28 and later, 9.20); the message says how to raise the limit (the test's named.conf sets it to 0)"},
-	"reclimit/ns1/big.db big.":                               {both, "as limits/ns1/example.db: 2,500 records in one RRset, and 256 types at one name past max-types-per-name"},
-	"checkconf/check-mx.db check-mx":                         {both, "MX 10 10.0.0.1: an address where the MX names a host, the case ISC's check-mx test makes BIND warn about (check-mx warn, its default) or refuse (check-mx fail); bind-fn refuses it (docs/validation.md, names mean what they say)"},
-	"rpzextra/ns2/rpz-external.local.db rpz-external.local":  {both, "SOA MNAME localhost.rpz-external.local without its dot: localhost.rpz-external.local.rpz-external.local., the zone's name twice, which bind-fn refuses as a missing dot"},
-	"rpzextra/ns3/external-rpz.local.db rpz.local":           {both, "as rpzextra/ns2/rpz-external.local.db: SOA MNAME localhost.rpz.local without its dot"},
-	"rpzextra/ns3/first-rpz.local.db rpz.local":              {both, "as rpzextra/ns2/rpz-external.local.db: SOA MNAME localhost.rpz.local without its dot"},
-	"rpzextra/ns3/fourth-rpz-extra.local.db rpz-extra.local": {both, "as rpzextra/ns2/rpz-external.local.db: SOA MNAME localhost.rpz-extra.local without its dot"},
-	"rpzextra/ns3/third-rpz-extra.local.db rpz-extra.local":  {both, "as rpzextra/ns2/rpz-external.local.db: SOA MNAME localhost.rpz-extra.local without its dot"},
-}
-
-// both is every release.
-var both = []string{"9.18", "9.20"}
-
-// knownSystemSelfCheck are zones whose rendered zone BIND reads with other
-// records than the file, and why.
-var knownSystemSelfCheck = map[string]string{}
-
 // batchLoad asks one release's named-checkconf -z about many zone files at
 // once: each zone in a view of its own (so that origins may repeat), files
 // relative to dir. It returns, per zone, whether it loaded and BIND's lines
@@ -198,7 +170,7 @@ func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'
 // TestSystemZones: for every zone file ISC's system tests load (copy.sh's
 // index), fn-validate's verdict on the converted package equals BIND's
 // verdict on the file, on 9.18 and 9.20, or the difference is in
-// knownSystemDiffs. Where fn-validate accepts, the rendered zone loads;
+// docs/validation.md's table (knownDiffs). Where fn-validate accepts, the rendered zone loads;
 // where both accept, BIND reads the same records from the file and from the
 // render (systemSample by default, every zone with BINDFN_CORPUS_FULL=1).
 // BIND is asked in batches (one named-checkconf -z per release and kind).
@@ -307,9 +279,9 @@ func TestSystemZones(t *testing.T) {
 		for j, i := range sc {
 			z := zs[i]
 			d := cmp.Diff(dumpRecords(want[j], z.origin), dumpRecords(got[j], z.origin))
-			switch why, listed := knownSystemSelfCheck[z.key()]; {
+			switch why, listed := knownWhy(t, "systemself", z.key()); {
 			case d == "" && listed:
-				t.Errorf("%s: listed in knownSystemSelfCheck (%s), but BIND reads the same records: remove it", z.key(), why)
+				t.Errorf("%s: listed in docs/validation.md's table (systemself) (%s), but BIND reads the same records: remove it", z.key(), why)
 			case listed:
 				c["self-check differs, listed"]++
 			case d != "":
@@ -319,7 +291,7 @@ func TestSystemZones(t *testing.T) {
 			}
 		}
 		for i, z := range zs {
-			known, listed := knownSystemDiffs[z.key()]
+			known, listed := knownDiffs(t, "system")[z.key()]
 			isListed := listed && contains(known.versions, v.Name)
 			switch b := bindOK[i]; {
 			case b == fnOK[i] && isListed:
@@ -352,13 +324,13 @@ func TestSystemZones(t *testing.T) {
 			}
 		}
 	}
-	for k := range knownSystemDiffs {
+	for k := range knownDiffs(t, "system") {
 		found := false
 		for _, z := range zs {
 			found = found || z.key() == k
 		}
 		if !found {
-			t.Errorf("knownSystemDiffs lists %s, which is not in the index", k)
+			t.Errorf("docs/validation.md's table lists %s, which is not in the index", k)
 		}
 	}
 	// The stated classes around the verdicts: zones whose packages carry

@@ -54,30 +54,6 @@ type zoneDiff struct {
 	reason   string
 }
 
-// knownZoneDiffs are the differences kept on purpose, each with its reason
-// (docs/validation.md, "The corpus", lists them too). Any other difference
-// fails the test; a listed one that is gone fails it too.
-var knownZoneDiffs = map[string]zoneDiff{
-	"bad-_dns-svcb1.db":             {[]string{"9.18"}, "9.18 loads a _dns SVCB without alpn; 9.20, which bind-fn ships, refuses it"},
-	"bad-_dns-svcb2.db":             {[]string{"9.18"}, "9.18 loads a _dns SVCB with an HTTP alpn and no dohpath; 9.20 refuses it"},
-	"bad-_dns-svcb3.db":             {[]string{"9.18"}, "as bad-_dns-svcb2.db (alpn h2)"},
-	"bad-_dns-svcb4.db":             {[]string{"9.18"}, "as bad-_dns-svcb2.db (alpn h3)"},
-	"bad-_dns-svcb5.db":             {[]string{"9.18"}, "as bad-_dns-svcb2.db (alpn h1\\,h2, one id with a comma)"},
-	"bad-_dns-svcb6.db":             {[]string{"9.18"}, "as bad-_dns-svcb2.db (alpn x1\\,h2)"},
-	"bad-ds-2.db":                   {[]string{"9.18"}, "9.18 loads a DS that is not at a delegation; 9.20 refuses it"},
-	"bad-eui48-no-leading-zero.db":  {[]string{"9.18"}, "9.18 reads an EUI48 without leading zeros; 9.20 and miekg/dns refuse it"},
-	"bad-eui48-trailing-garbage.db": {[]string{"9.18"}, "9.18 ignores text after an EUI48; 9.20 and miekg/dns refuse it"},
-	"bad-eui64-no-leading-zero.db":  {[]string{"9.18"}, "as bad-eui48-no-leading-zero.db, for EUI64"},
-	"bad-eui64-trailing-garbage.db": {[]string{"9.18"}, "as bad-eui48-trailing-garbage.db, for EUI64"},
-	"good-nsap.db":                  {[]string{"9.18", "9.20"}, "miekg/dns has no NSAP type: refused with the form that works (TYPE22 and RFC 3597 RDATA)"},
-}
-
-// knownSelfCheck are files whose rendered zone BIND reads with other
-// records than the file, and why.
-var knownSelfCheck = map[string]string{
-	"crashzone.db": "RRSIGs at one name covering different types with different TTLs: the API holds one TTL per name and type, so the converter gives every RRSIG there the first one",
-}
-
 // bindLoads reports whether named (of version v) loads file as primary zone
 // origin with its default checks: named-checkconf -z on a one-zone
 // configuration whose directory is dir ($INCLUDE names are relative to it).
@@ -221,7 +197,7 @@ func dumpRecords(dump, origin string) []string {
 
 // TestZoneCorpus: for every zone file of BIND's checkzone system test,
 // fn-validate's verdict on the converted package equals BIND's verdict on
-// the file, on 9.18 and on 9.20, or the difference is in knownZoneDiffs.
+// the file, on 9.18 and on 9.20, or the difference is in docs/validation.md's table (knownDiffs).
 // When both accept, the rendered zone loads and BIND reads the same records
 // from the file and from it (the converter's self-check), on each release.
 func TestZoneCorpus(t *testing.T) {
@@ -252,7 +228,7 @@ func TestZoneCorpus(t *testing.T) {
 					fnOK = !rs.HasErrors()
 				}
 			}
-			known, listed := knownZoneDiffs[file]
+			known, listed := knownDiffs(t, "zone")[file]
 			for _, v := range vs {
 				out, bindOK := bindLoads(t, v, zoneDir, origin, filepath.Join("zones", file))
 				isListed := listed && contains(known.versions, v.name)
@@ -263,7 +239,7 @@ func TestZoneCorpus(t *testing.T) {
 				}
 				switch {
 				case bindOK == fnOK && isListed:
-					t.Errorf("%s: listed as a known difference (%s), but BIND and fn-validate agree (loads: %v): remove it from knownZoneDiffs and docs/validation.md", v.name, known.reason, bindOK)
+					t.Errorf("%s: listed as a known difference (%s), but BIND and fn-validate agree (loads: %v): remove it from docs/validation.md's table of deliberate differences", v.name, known.reason, bindOK)
 				case bindOK == fnOK:
 					c["agree"]++
 					if cerr != nil {
@@ -309,7 +285,7 @@ func TestZoneCorpus(t *testing.T) {
 					continue
 				}
 				d := cmp.Diff(dumpRecords(want, origin), dumpRecords(got, origin))
-				switch why, listed := knownSelfCheck[file]; {
+				switch why, listed := knownWhy(t, "selfcheck", file); {
 				case d == "" && listed:
 					t.Errorf("listed in knownSelfCheck (%s), but BIND reads the same records: remove it", why)
 				case listed:
@@ -322,7 +298,7 @@ func TestZoneCorpus(t *testing.T) {
 			}
 		})
 	}
-	for f := range knownZoneDiffs {
+	for f := range knownDiffs(t, "zone") {
 		if !seen[f] {
 			t.Errorf("knownZoneDiffs lists %s, which is not in the corpus", f)
 		}

@@ -26,7 +26,7 @@ var documentedMessages = []*regexp.Regexp{
 	regexp.MustCompile(`cannot share transfer key .* between views`),          // replication: two views with one transfer key
 	regexp.MustCompile(`cannot add records to (secondary|stub|forward) zone`), // DNS data: records on a secondary, stub or forward zone
 	regexp.MustCompile(`an apex NS RRset cannot be set here`),                 // apex NS
-	// Refused on purpose (docs/validation.md, "Refused although BIND would load it"):
+	// Refused on purpose (docs/validation.md, "Deliberate differences"):
 	regexp.MustCompile(`cannot use key .* to update zones of two views`),                                     // an update key shared by two views' dynamic zones
 	regexp.MustCompile(`cannot use key .* to update zone .* of view .*: the key selects view`),               // an update key that selects another view
 	regexp.MustCompile(`cannot sign zone .* in view .* too`),                                                 // one zone name signed in two views
