@@ -37,6 +37,8 @@ have dnsperf || apt_install dnsperf
 # (TestLab/3-notify-tcp-retry, TestSecondariesBeforePrimaryService). A fresh
 # machine has none; before, only install-k8s.sh --node installed it, after the lab ran.
 have iptables || apt_install iptables
+# zsh: bind-fn completion zsh is sourced by a real zsh (cmd/bind-fn TestCompletionZsh).
+have zsh || apt_install zsh
 
 ver=$(tr -d '[:space:]' <"$root/tools/bind9.20/version")
 key=$(printf 'trixie %s bind9 bind9-utils bind9-dnsutils\n' "$ver" | sha256sum | cut -c1-16)
