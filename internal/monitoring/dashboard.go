@@ -29,7 +29,9 @@ const PodVariable = "$pod"
 // agent always exports (counters start at zero), so each returns series on
 // a running cluster.
 func Panels(p Params) []Panel {
-	s := func(extra ...string) string { return p.selector(append([]string{`pod=~"` + PodVariable + `"`}, extra...)...) }
+	s := func(extra ...string) string {
+		return p.selector(append([]string{`pod=~"` + PodVariable + `"`}, extra...)...)
+	}
 	return []Panel{
 		{Title: "Queries by type", Unit: "reqps", Kind: "timeseries", Queries: []Query{
 			{fmt.Sprintf("sum by (type) (rate(bind_incoming_queries_total%s[5m]))", s()), "{{type}}"}}},
