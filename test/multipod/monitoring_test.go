@@ -202,12 +202,14 @@ func addRecord(name, value string) func(map[string]any) {
 	}
 }
 
-// blockTransfers rejects every TCP connection to port 53 the pod opens
+// blockTransfers rejects every TCP connection to port 53 the pod opens to
+// another address
 // (its SOA queries, over UDP, still pass: it sees each new serial and
 // fails to transfer it). It returns the function that lifts the block.
 func blockTransfers(t *testing.T, p *Pod) func() {
 	t.Helper()
-	rule := []string{"OUTPUT", "-p", "tcp", "--dport", "53", "-j", "REJECT", "--reject-with", "tcp-reset"}
+	// eth0 only: the agent's own TCP queries to named over loopback pass.
+	rule := []string{"OUTPUT", "-o", "eth0", "-p", "tcp", "--dport", "53", "-j", "REJECT", "--reject-with", "tcp-reset"}
 	ipt := func(op string) {
 		if out, err := exec.Command("ip", append([]string{"netns", "exec", p.Net.Name, "iptables", op}, rule...)...).CombinedOutput(); err != nil {
 			t.Fatalf("iptables %s: %v: %s", op, err, out)
@@ -294,10 +296,13 @@ func startPrometheus(t *testing.T, bin string, c *Cluster, rules string) *promLa
 	conf := fmt.Sprintf(`global: {scrape_interval: 2s, scrape_timeout: 2s, evaluation_interval: 2s}
 rule_files: [%q]
 scrape_configs:
+- job_name: prometheus # its own rule evaluations, counted by the healthy check
+  static_configs:
+  - targets: [%q]
 - job_name: bind-fn
   static_configs:
 %s
-`, filepath.Join(dir, layout.RulesFile), strings.Join(targets, "\n"))
+`, filepath.Join(dir, layout.RulesFile), fmt.Sprintf("127.0.0.1:%d", port), strings.Join(targets, "\n"))
 	for name, body := range map[string]string{"prometheus.yml": conf, layout.RulesFile: rules} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
