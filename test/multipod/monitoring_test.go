@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,13 +23,29 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
-// The monitored cluster (testdata/monitoring.yaml).
+// The monitored cluster (testdata/monitoring.yaml), and its control: the
+// same package named ctl, which runs beside it, changed the same way but
+// with no fault.
 const (
 	monCluster = "mon"
 	monSvc     = "198.18.20.100"
+	ctlCluster = "ctl"
+	ctlSvc     = "198.18.21.100"
 )
 
 func monIP(i int) string { return fmt.Sprintf("198.18.20.%d", 10+i) }
+func ctlIP(i int) string { return fmt.Sprintf("198.18.21.%d", 10+i) }
+
+// monInputs is testdata/monitoring.yaml for the cluster name (mon or ctl).
+func monInputs(t *testing.T, name string) Inputs {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "monitoring.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.NewReplacer("{name: mon,", "{name: "+name+",", "clusterRef: mon\n", "clusterRef: "+name+"\n").Replace(string(b))
+	return Inputs(nil).add(t, filepath.Join("testdata", "monitoring.yaml"), []byte(text))
+}
 
 // alertHang bounds each wait for Prometheus: an alert's `for` (up to 5
 // minutes here) plus a window of 5 minutes to clear. A hang guard, not a
@@ -44,7 +61,9 @@ const alertHang = 15 * time.Minute
 // namespace) while a zone changes and a new zone is added; a config named
 // rejects on mon-1; the signed zone's policy cut to 3-day signatures; an
 // unsigned UPDATE. Each alert the faults mean fires, on the pod (and
-// zone, file) it is about; when the faults are removed each clears.
+// zone, file) it is about; when the faults are removed each clears. A
+// control cluster runs beside it all along, given the same zone changes
+// without the faults: no alert of its is ever pending.
 func TestMonitoringLab(t *testing.T) {
 	agentBin := requirements(t)
 	promBin := bindtools.Prometheus(t, "prometheus")
@@ -52,20 +71,22 @@ func TestMonitoringLab(t *testing.T) {
 		return
 	}
 	lab := newLab(t, filepath.Dir(agentBin))
-	in := fixtureInputs(t, "monitoring.yaml")
-	good := renderInputs(t, in, nil)
+	in, ctlIn := monInputs(t, monCluster), monInputs(t, ctlCluster)
+	good, ctlGood := renderInputs(t, in, nil), renderInputs(t, ctlIn, nil)
 	c := lab.startCluster(good, monCluster, podPlan{IP: monIP, PrimarySvc: monSvc})
+	ctl := lab.startCluster(ctlGood, ctlCluster, podPlan{IP: ctlIP, PrimarySvc: ctlSvc})
 	c.waitReady(hang)
+	ctl.waitReady(hang)
 	rc := good.Clusters[monCluster]
-	rules := rc.ConfigMaps[layout.RulesConfigMapName(monCluster)]
-	if rules == nil || rc.ConfigMaps[layout.DashboardConfigMapName(monCluster)] == nil {
+	if rc.ConfigMaps[layout.RulesConfigMapName(monCluster)] == nil || rc.ConfigMaps[layout.DashboardConfigMapName(monCluster)] == nil {
 		t.Fatalf("the render made no rules file or dashboard ConfigMap")
 	}
-	prom := startPrometheus(t, promBin, c, rules.Data[layout.RulesFile])
+	begin := time.Now()
+	prom := startPrometheus(t, promBin, []*Cluster{c, ctl}, []*Rendered{good, ctlGood})
 
 	t.Run("healthy", func(t *testing.T) {
 		// Traffic for the dashboard's query panels.
-		for _, p := range c.Pods {
+		for _, p := range append(slices.Clone(c.Pods), ctl.Pods...) {
 			for _, name := range []string{"www.a.example", "nope.a.example"} {
 				if _, err := query(p.Net.IP, name, dns.TypeA, q{}); err != nil {
 					t.Fatal(err)
@@ -113,6 +134,8 @@ func TestMonitoringLab(t *testing.T) {
 		Add(t, newZone)
 	r1 := renderInputs(t, broken, good)
 	c.swap(r1)
+	ctlR1 := renderInputs(t, ctlIn.Edit(t, "BindZone", "a-example", addRecord("changed", `"1"`)).Add(t, strings.Replace(newZone, "clusterRef: mon", "clusterRef: ctl", 1)), ctlGood)
+	ctl.swap(ctlR1)
 	if err := eventually(hang, 200*time.Millisecond, func() error {
 		return expect(c.Pods[1].Net.IP, "ns1.new.example", dns.TypeA, q{}, dns.RcodeSuccess, []string{"198.18.20.10"})
 	}); err != nil {
@@ -159,11 +182,13 @@ func TestMonitoringLab(t *testing.T) {
 	// NOTIFYs send mon-2 after them at once.
 	cleared := time.Now()
 	block()
+	fixedZone := strings.Replace(newZone, `"198.18.20.10"]}`, `"198.18.20.10"]}`+"\n    - {name: changed, type: TXT, values: [\"2\"]}", 1)
 	fixed := in.
 		Edit(t, "BindZone", "a-example", addRecord("changed", `"2"`)).
 		Edit(t, "BindZone", "s-example", addRecord("changed", `"2"`)).
-		Add(t, strings.Replace(newZone, `"198.18.20.10"]}`, `"198.18.20.10"]}`+"\n    - {name: changed, type: TXT, values: [\"2\"]}", 1))
+		Add(t, fixedZone)
 	c.swap(renderInputs(t, fixed, r1))
+	ctl.swap(renderInputs(t, ctlIn.Edit(t, "BindZone", "a-example", addRecord("changed", `"2"`)).Add(t, strings.Replace(fixedZone, "clusterRef: mon", "clusterRef: ctl", 1)), ctlR1))
 	t.Run("clear", func(t *testing.T) {
 		for _, w := range want {
 			err := eventually(alertHang, 2*time.Second, func() error {
@@ -177,6 +202,18 @@ func TestMonitoringLab(t *testing.T) {
 				continue
 			}
 			t.Logf("%s cleared %v after the faults were removed", w, time.Since(cleared).Round(time.Second))
+		}
+	})
+	t.Run("control", func(t *testing.T) {
+		window := time.Since(begin).Round(time.Second) + time.Second
+		expr := fmt.Sprintf(`count_over_time(ALERTS{%s=%q}[%ds])`, monitoring.ClusterLabel, ctlCluster, int(window.Seconds()))
+		if got := prom.series(t, expr); len(got) > 0 {
+			t.Errorf("alerts on the control cluster (same changes, no fault) within %v: %v", window, got)
+		} else {
+			t.Logf("no alert pending or firing on the control cluster over %v, the faults' whole course", window)
+		}
+		if got := prom.series(t, fmt.Sprintf(`up{%s=%q} == 1`, monitoring.ClusterLabel, ctlCluster)); len(got) != len(ctl.Pods) {
+			t.Errorf("the control's pods up at the end: %v", got)
 		}
 	})
 }
@@ -281,20 +318,33 @@ func (k alertKey) selector(state string) string {
 // promLab is the lab's Prometheus, on loopback of the lab's namespace.
 type promLab struct{ base string }
 
-// startPrometheus runs Debian's prometheus with the rendered rules file,
-// scraping every pod's agent every 2 s with the labels the PodMonitor
-// gives (pod, namespace, bindfn_cluster), and waits until every target is up.
-func startPrometheus(t *testing.T, bin string, c *Cluster, rules string) *promLab {
+// startPrometheus runs Debian's prometheus with each cluster's rendered
+// rules file, scraping every pod's agent every 2 s with the labels the
+// PodMonitor gives (pod, namespace, bindfn_cluster), and waits until every
+// target is up.
+func startPrometheus(t *testing.T, bin string, clusters []*Cluster, renders []*Rendered) *promLab {
 	t.Helper()
 	dir := t.TempDir()
 	port := bindtools.FreePort(t)
-	var targets []string
-	for _, p := range c.Pods {
-		targets = append(targets, fmt.Sprintf(`  - targets: ["%s:%d"]
+	var targets, ruleFiles []string
+	files := map[string]string{}
+	npods := 0
+	for i, c := range clusters {
+		for _, p := range c.Pods {
+			targets = append(targets, fmt.Sprintf(`  - targets: ["%s:%d"]
     labels: {pod: %s, namespace: %s, %s: %s}`, p.Net.IP, layout.DefaultMetricsPort, p.Name, c.Namespace, monitoring.ClusterLabel, c.Name))
+			npods++
+		}
+		cm := renders[i].Clusters[c.Name].ConfigMaps[layout.RulesConfigMapName(c.Name)]
+		if cm == nil {
+			t.Fatalf("no rules file rendered for %s", c.Name)
+		}
+		name := c.Name + "-" + layout.RulesFile
+		files[name] = cm.Data[layout.RulesFile]
+		ruleFiles = append(ruleFiles, strconv.Quote(filepath.Join(dir, name)))
 	}
-	conf := fmt.Sprintf(`global: {scrape_interval: 2s, scrape_timeout: 2s, evaluation_interval: 2s}
-rule_files: [%q]
+	files["prometheus.yml"] = fmt.Sprintf(`global: {scrape_interval: 2s, scrape_timeout: 2s, evaluation_interval: 2s}
+rule_files: [%s]
 scrape_configs:
 - job_name: prometheus # its own rule evaluations, counted by the healthy check
   static_configs:
@@ -302,8 +352,8 @@ scrape_configs:
 - job_name: bind-fn
   static_configs:
 %s
-`, filepath.Join(dir, layout.RulesFile), fmt.Sprintf("127.0.0.1:%d", port), strings.Join(targets, "\n"))
-	for name, body := range map[string]string{"prometheus.yml": conf, layout.RulesFile: rules} {
+`, strings.Join(ruleFiles, ", "), fmt.Sprintf("127.0.0.1:%d", port), strings.Join(targets, "\n"))
+	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -331,18 +381,18 @@ scrape_configs:
 	})
 	p := &promLab{base: "http://" + addr}
 	if err := eventually(hang, time.Second, func() error {
-		up, err := p.query(fmt.Sprintf(`up{%s=%q} == 1`, monitoring.ClusterLabel, c.Name))
+		up, err := p.query(`up{job="bind-fn"} == 1`)
 		if err != nil {
 			return err
 		}
-		if len(up) != len(c.Pods) {
-			return fmt.Errorf("%d of %d targets up", len(up), len(c.Pods))
+		if len(up) != npods {
+			return fmt.Errorf("%d of %d targets up", len(up), npods)
 		}
 		return nil
 	}); err != nil {
 		t.Fatalf("prometheus: %v", err)
 	}
-	t.Logf("prometheus %s scrapes %d pods", addr, len(c.Pods))
+	t.Logf("prometheus %s scrapes %d pods", addr, npods)
 	return p
 }
 
