@@ -40,6 +40,10 @@ type SignatureExpiry struct {
 	exp map[string]time.Time
 }
 
+// sigWorkers bound the queries in flight: a cluster of many signed zones
+// is read in parallel, without flooding named.
+const sigWorkers = 8
+
 var sigExpiryDesc = prometheus.NewDesc("bindfn_agent_zone_signature_expiry_timestamp_seconds",
 	"Unix time the earliest RRSIG over a signed zone's SOA or DNSKEY RRset, as named serves it, expires; no series for a zone named does not answer signed.",
 	[]string{"zone"}, nil)
@@ -93,11 +97,27 @@ func (s *SignatureExpiry) Get(ctx context.Context) map[string]time.Time {
 		return s.exp
 	}
 	exp := map[string]time.Time{}
-	for _, z := range s.Zones() {
-		if t, ok := s.earliest(ctx, z); ok {
-			exp[strings.TrimSuffix(z, ".")] = t
-		}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	zones := make(chan string)
+	for range sigWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for z := range zones {
+				if t, ok := s.earliest(ctx, z); ok {
+					mu.Lock()
+					exp[strings.TrimSuffix(z, ".")] = t
+					mu.Unlock()
+				}
+			}
+		}()
 	}
+	for _, z := range s.Zones() {
+		zones <- z
+	}
+	close(zones)
+	wg.Wait()
 	if ctx.Err() != nil {
 		return exp // the scraper went away: do not cache a partial reading
 	}
