@@ -3,15 +3,12 @@ package multipod
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -94,10 +91,10 @@ func TestMonitoringLab(t *testing.T) {
 			}
 		}
 		start := time.Now()
-		iter := prom.value(t, `min(prometheus_rule_group_iterations_total)`)
+		iter := prom.Value(t, `min(prometheus_rule_group_iterations_total)`)
 		// Two minutes of rule evaluations (every 2 s), counted, not slept.
 		if err := eventually(alertHang, time.Second, func() error {
-			if n := prom.value(t, `min(prometheus_rule_group_iterations_total)`); n < iter+60 {
+			if n := prom.Value(t, `min(prometheus_rule_group_iterations_total)`); n < iter+60 {
 				return fmt.Errorf("%v rule evaluations since the start, want 60", n-iter)
 			}
 			return nil
@@ -105,14 +102,14 @@ func TestMonitoringLab(t *testing.T) {
 			t.Fatal(err)
 		}
 		window := time.Since(start).Round(time.Second) + time.Second
-		if got := prom.series(t, fmt.Sprintf(`count_over_time(ALERTS[%ds])`, int(window.Seconds()))); len(got) > 0 {
+		if got := prom.Series(t, fmt.Sprintf(`count_over_time(ALERTS[%ds])`, int(window.Seconds()))); len(got) > 0 {
 			t.Errorf("alerts on the healthy cluster within %v (pending or firing): %v", window, got)
 		} else {
 			t.Logf("no alert pending or firing over %v of evaluations on the healthy cluster", window)
 		}
 		for _, e := range dashboardExprs(t, rc.ConfigMaps[layout.DashboardConfigMapName(monCluster)].Data[layout.DashboardFile(monCluster)]) {
 			e = strings.ReplaceAll(e, monitoring.PodVariable, ".*") // Grafana's "All"
-			if got := prom.series(t, e); len(got) == 0 {
+			if got := prom.Series(t, e); len(got) == 0 {
 				t.Errorf("dashboard query returns no series: %s", e)
 			}
 		}
@@ -162,7 +159,7 @@ func TestMonitoringLab(t *testing.T) {
 			err := eventually(alertHang, 2*time.Second, func() error {
 				got = prom.firing(t, w)
 				if len(got) == 0 {
-					return fmt.Errorf("%s not firing; firing: %v", w, prom.series(t, `ALERTS{alertstate="firing"}`))
+					return fmt.Errorf("%s not firing; firing: %v", w, prom.Series(t, `ALERTS{alertstate="firing"}`))
 				}
 				return nil
 			})
@@ -207,12 +204,12 @@ func TestMonitoringLab(t *testing.T) {
 	t.Run("control", func(t *testing.T) {
 		window := time.Since(begin).Round(time.Second) + time.Second
 		expr := fmt.Sprintf(`count_over_time(ALERTS{%s=%q}[%ds])`, monitoring.ClusterLabel, ctlCluster, int(window.Seconds()))
-		if got := prom.series(t, expr); len(got) > 0 {
+		if got := prom.Series(t, expr); len(got) > 0 {
 			t.Errorf("alerts on the control cluster (same changes, no fault) within %v: %v", window, got)
 		} else {
 			t.Logf("no alert pending or firing on the control cluster over %v, the faults' whole course", window)
 		}
-		if got := prom.series(t, fmt.Sprintf(`up{%s=%q} == 1`, monitoring.ClusterLabel, ctlCluster)); len(got) != len(ctl.Pods) {
+		if got := prom.Series(t, fmt.Sprintf(`up{%s=%q} == 1`, monitoring.ClusterLabel, ctlCluster)); len(got) != len(ctl.Pods) {
 			t.Errorf("the control's pods up at the end: %v", got)
 		}
 	})
@@ -316,7 +313,7 @@ func (k alertKey) selector(state string) string {
 }
 
 // promLab is the lab's Prometheus, on loopback of the lab's namespace.
-type promLab struct{ base string }
+type promLab struct{ *bindtools.Prom }
 
 // startPrometheus runs Debian's prometheus with each cluster's rendered
 // rules file, scraping every pod's agent every 2 s with the labels the
@@ -354,34 +351,16 @@ scrape_configs:
 %s
 `, strings.Join(ruleFiles, ", "), fmt.Sprintf("127.0.0.1:%d", port), strings.Join(targets, "\n"))
 	for name, body := range files {
+		if name == "prometheus.yml" {
+			continue // StartPrometheus writes it
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	logf, err := os.Create(filepath.Join(dir, "prometheus.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("--- prometheus log ---\n%s", b)
-		}
-	})
-	p := &promLab{base: "http://" + addr}
+	p := &promLab{bindtools.StartPrometheus(t, bin, dir, port, files["prometheus.yml"])}
 	if err := eventually(hang, time.Second, func() error {
-		up, err := p.query(`up{job="bind-fn"} == 1`)
+		up, err := p.Query(`up{job="bind-fn"} == 1`)
 		if err != nil {
 			return err
 		}
@@ -392,78 +371,17 @@ scrape_configs:
 	}); err != nil {
 		t.Fatalf("prometheus: %v", err)
 	}
-	t.Logf("prometheus %s scrapes %d pods", addr, npods)
+	t.Logf("prometheus %s scrapes %d pods", p.Base, npods)
 	return p
-}
-
-// promSample is one series of an instant query.
-type promSample struct {
-	Metric map[string]string `json:"metric"`
-	Value  [2]any            `json:"value"`
-}
-
-// query runs an instant query through the HTTP API.
-func (p *promLab) query(expr string) ([]promSample, error) {
-	var resp struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			Result []promSample `json:"result"`
-		} `json:"data"`
-	}
-	code, b, err := httpGet(p.base + "/api/v1/query?query=" + url.QueryEscape(expr))
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(b, &resp); err != nil {
-		return nil, fmt.Errorf("%s: HTTP %d: %v: %s", expr, code, err, b)
-	}
-	if resp.Status != "success" {
-		return nil, fmt.Errorf("%s: %s", expr, resp.Error)
-	}
-	return resp.Data.Result, nil
-}
-
-// series returns the label sets of expr's result, sorted.
-func (p *promLab) series(t *testing.T, expr string) []map[string]string {
-	t.Helper()
-	res, err := p.query(expr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]string
-	for _, s := range res {
-		out = append(out, s.Metric)
-	}
-	sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]) < fmt.Sprint(out[j]) })
-	return out
-}
-
-// value is expr's single value (0 when it has none).
-func (p *promLab) value(t *testing.T, expr string) float64 {
-	t.Helper()
-	res, err := p.query(expr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res) == 0 {
-		return 0
-	}
-	s, _ := res[0].Value[1].(string)
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		t.Fatalf("%s: value %v", expr, res[0].Value)
-	}
-	return v
 }
 
 // firing are the firing alerts k names; active, the firing or pending.
 func (p *promLab) firing(t *testing.T, k alertKey) []map[string]string {
-	return p.series(t, k.selector("firing"))
+	return p.Series(t, k.selector("firing"))
 }
 
 func (p *promLab) active(t *testing.T, k alertKey) []map[string]string {
-	return p.series(t, k.selector(""))
+	return p.Series(t, k.selector(""))
 }
 
 // dashboardExprs are the queries of a rendered dashboard's panels.
