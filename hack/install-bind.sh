@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the two BIND releases the tests run (and dnsperf, for the throughput benchmark):
+# Installs the two BIND releases the tests run (and dnsperf, for the throughput benchmark;
+# prometheus and promtool, for the alert rules):
 #   - BIND 9.18 from this machine's Debian (bookworm) packages, when named is missing;
 #   - BIND 9.20, the version bind-fn ships, as a Debian trixie root built by mmdebstrap
 #     (tools/bind9.20/version pins the packages), cached in $BINDFN_TOOLS_CACHE under a key of
@@ -39,6 +40,16 @@ have dnsperf || apt_install dnsperf
 have iptables || apt_install iptables
 # zsh: bind-fn completion zsh is sourced by a real zsh (cmd/bind-fn TestCompletionZsh).
 have zsh || apt_install zsh
+# prometheus, promtool (Debian's prometheus, 2.42): the alert rules' unit tests
+# (promtool test rules, internal/monitoring) and the Prometheus the multi-pod lab
+# starts on loopback (test/multipod TestMonitoringLab). Only tests run it: where
+# systemd started the package's service, it is stopped and disabled again.
+if ! have promtool || ! have prometheus; then
+  apt_install prometheus
+  if command -v systemctl >/dev/null 2>&1 && systemctl is-system-running >/dev/null 2>&1; then
+    systemctl disable --now prometheus >/dev/null 2>&1 || true
+  fi
+fi
 
 ver=$(tr -d '[:space:]' <"$root/tools/bind9.20/version")
 key=$(printf 'trixie %s bind9 bind9-utils bind9-dnsutils\n' "$ver" | sha256sum | cut -c1-16)

@@ -177,6 +177,61 @@ type BindClusterSpec struct {
 	// agent's port from metricsFrom, nothing else (docs/security.md).
 	// +optional
 	NetworkPolicy *NetworkPolicySpec `json:"networkPolicy,omitempty"`
+
+	// Monitoring renders objects for Prometheus and Grafana: a PodMonitor,
+	// the alert rules (as a PrometheusRule and as a plain rules file) and a
+	// dashboard; none by default (docs/monitoring.md).
+	// +optional
+	Monitoring *MonitoringSpec `json:"monitoring,omitempty"`
+}
+
+// MonitoringSpec chooses the monitoring objects of a cluster. The
+// PodMonitor and PrometheusRule are prometheus-operator's
+// (monitoring.coreos.com/v1); the rules file and the dashboard are
+// ConfigMaps any Prometheus or Grafana can mount.
+type MonitoringSpec struct {
+	// PodMonitor renders PodMonitor <cluster>: every pod's agent port
+	// (/metrics: the agent's bindfn_agent_* and BIND's bind_* metrics),
+	// with the cluster's name as label bindfn_cluster, which the rules and
+	// the dashboard select by.
+	// +optional
+	PodMonitor bool `json:"podMonitor,omitempty"`
+
+	// PrometheusRule renders PrometheusRule <cluster> with the cluster's
+	// alert rules.
+	// +optional
+	PrometheusRule bool `json:"prometheusRule,omitempty"`
+
+	// RulesFile renders the same rules as a plain Prometheus rules file:
+	// key bind-fn.rules.yaml of ConfigMap <cluster>-prometheus-rules, for
+	// a Prometheus without the operator (rule_files).
+	// +optional
+	RulesFile bool `json:"rulesFile,omitempty"`
+
+	// Dashboard renders the Grafana dashboard: key bind-fn-<cluster>.json
+	// of ConfigMap <cluster>-dashboard, labelled grafana_dashboard: "1" for
+	// Grafana's dashboard sidecar.
+	// +optional
+	Dashboard bool `json:"dashboard,omitempty"`
+
+	// Labels are added to every monitoring object, e.g. the release label
+	// a Prometheus's podMonitorSelector and ruleSelector match.
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// SignatureExpiryDays: BindSignaturesExpiring fires when a signed
+	// zone's earliest signature expires within this many days (default 7).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=365
+	// +optional
+	SignatureExpiryDays int32 `json:"signatureExpiryDays,omitempty"`
+
+	// ServfailPercent: BindServfailHigh fires when more than this share of
+	// a pod's answers over 10 minutes are SERVFAIL (default 5).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	ServfailPercent int32 `json:"servfailPercent,omitempty"`
 }
 
 // NetworkPolicySpec tunes the cluster's NetworkPolicy. It governs ingress

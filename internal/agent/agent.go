@@ -7,6 +7,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -131,16 +133,31 @@ func New(opt Options) (*Agent, error) {
 	if opt.HiddenPrimary && a.role == RolePrimary {
 		a.state.Update(func(s *Status) { s.HiddenPrimary = true })
 	}
+	// After the agent's own metrics: BIND's statistics, then the
+	// signatures of the signed zones (metrics of named that the
+	// statistics channel does not give).
+	var extra []func(context.Context, *strings.Builder)
 	if opt.BindStats != "" {
 		addr, err := ParseBindStatsAddr(opt.BindStats)
 		if err != nil {
 			return nil, &UsageError{err}
 		}
 		if addr != "" {
-			bs := &BindStats{Addr: addr, Log: opt.Log}
-			a.state.SetExtraMetrics(bs.Write)
+			extra = append(extra, (&BindStats{Addr: addr, Log: opt.Log}).Write)
 		}
 	}
+	sig := &SignatureExpiry{Addr: opt.DNSAddr, Zones: func() []string {
+		if c := a.config(); c != nil {
+			return c.DNSSECZones
+		}
+		return nil
+	}}
+	extra = append(extra, sig.Write)
+	a.state.SetExtraMetrics(func(ctx context.Context, w *strings.Builder) {
+		for _, f := range extra {
+			f(ctx, w)
+		}
+	})
 	a.rndc = RNDC{Bin: opt.RNDC, Conf: filepath.Join(opt.RunDir, "rndc.conf")}
 	a.conv = Converger{Addr: opt.DNSAddr, StateFile: opt.StateFile}
 	a.peers = PeerResolver{Resolver: opt.Resolver}

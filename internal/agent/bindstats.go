@@ -37,6 +37,78 @@ type BindStatsDoc struct {
 	QTypes     map[string]float64 `json:"qtypes"`
 	NSStats    map[string]float64 `json:"nsstats"`
 	ZoneStats  map[string]float64 `json:"zonestats"`
+	// Zones are the loaded zones' serials, from /json/v1/zones (or
+	// /xml/v3/zones): ZoneSerials fills them.
+	Zones []ZoneSerial `json:"-"`
+}
+
+// ZoneSerial is one zone's serial as named holds it.
+type ZoneSerial struct {
+	View, Zone string
+	Serial     uint32
+}
+
+// ParseZoneSerialsJSON reads /json/v1/zones: every zone named has loaded
+// (a zone that failed to load, or a secondary that has not transferred it
+// yet, has no serial and is left out), without BIND's builtin zones.
+func ParseZoneSerialsJSON(b []byte) ([]ZoneSerial, error) {
+	var d struct {
+		Views map[string]struct {
+			Zones []struct {
+				Name   string  `json:"name"`
+				Type   string  `json:"type"`
+				Serial *uint32 `json:"serial"`
+			} `json:"zones"`
+		} `json:"views"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("cannot parse BIND's JSON zone statistics: %w", err)
+	}
+	var out []ZoneSerial
+	for view, v := range d.Views {
+		for _, z := range v.Zones {
+			if z.Type != "builtin" && z.Serial != nil {
+				out = append(out, ZoneSerial{View: view, Zone: z.Name, Serial: *z.Serial})
+			}
+		}
+	}
+	sortZoneSerials(out)
+	return out, nil
+}
+
+// ParseZoneSerialsXML reads /xml/v3/zones, as ParseZoneSerialsJSON (an
+// unloaded zone's serial is "-").
+func ParseZoneSerialsXML(b []byte) ([]ZoneSerial, error) {
+	var x struct {
+		Views []struct {
+			Name  string `xml:"name,attr"`
+			Zones []struct {
+				Name   string `xml:"name,attr"`
+				Type   string `xml:"type"`
+				Serial string `xml:"serial"`
+			} `xml:"zones>zone"`
+		} `xml:"views>view"`
+	}
+	if err := xml.Unmarshal(b, &x); err != nil {
+		return nil, fmt.Errorf("cannot parse BIND's XML zone statistics: %w", err)
+	}
+	var out []ZoneSerial
+	for _, v := range x.Views {
+		for _, z := range v.Zones {
+			n, err := strconv.ParseUint(z.Serial, 10, 32)
+			if z.Type != "builtin" && err == nil {
+				out = append(out, ZoneSerial{View: v.Name, Zone: z.Name, Serial: uint32(n)})
+			}
+		}
+	}
+	sortZoneSerials(out)
+	return out, nil
+}
+
+func sortZoneSerials(zs []ZoneSerial) {
+	slices.SortFunc(zs, func(a, b ZoneSerial) int {
+		return strings.Compare(a.View+"\x00"+a.Zone, b.View+"\x00"+b.Zone)
+	})
 }
 
 // ParseBindStatsJSON decodes /json/v1/server.
@@ -151,6 +223,7 @@ var bindFamilies = map[string]familyDef{
 	"bind_zone_transfer_failure_total":            {"counter", "Incoming zone transfers that failed (zonestats XfrFail)."},
 	"bind_zone_transfer_rejected_total":           {"counter", "Zone transfer requests rejected (nsstats XfrRej; bind_exporter's name)."},
 	"bind_zone_stat_total":                        {"counter", "Other zone maintenance statistics (zonestats) by BIND's counter name."},
+	"bind_zone_serial":                            {"gauge", "Serial of each loaded zone (/json/v1/zones; bind_exporter's name and labels). A zone that is not loaded has none."},
 }
 
 var nsstatDefs = []statDef{
@@ -331,6 +404,9 @@ func newBindCollector(doc *BindStatsDoc) *bindCollector {
 	c.addMap("bind_response_rcodes_total", "rcode", doc.Rcodes)
 	c.addDefs(nsstatDefs, doc.NSStats, "bind_server_nsstat_total", "counter")
 	c.addDefs(zonestatDefs, doc.ZoneStats, "bind_zone_stat_total", "counter")
+	for _, z := range doc.Zones {
+		c.add("bind_zone_serial", []string{"view", "zone_name"}, []string{z.View, z.Zone}, float64(z.Serial))
+	}
 	return c
 }
 
@@ -445,7 +521,15 @@ func (b *BindStats) fetch(ctx context.Context) (*BindStatsDoc, error) {
 	if !b.useXML {
 		body, err := b.get(ctx, "/json/v1/server")
 		if err == nil {
-			return ParseBindStatsJSON(body)
+			doc, err := ParseBindStatsJSON(body)
+			if err != nil {
+				return nil, err
+			}
+			if body, err = b.get(ctx, "/json/v1/zones"); err != nil {
+				return nil, err
+			}
+			doc.Zones, err = ParseZoneSerialsJSON(body)
+			return doc, err
 		}
 		if !errors.Is(err, errNotFound) {
 			return nil, err
@@ -456,7 +540,15 @@ func (b *BindStats) fetch(ctx context.Context) (*BindStatsDoc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseBindStatsXML(body)
+	doc, err := ParseBindStatsXML(body)
+	if err != nil {
+		return nil, err
+	}
+	if body, err = b.get(ctx, "/xml/v3/zones"); err != nil {
+		return nil, err
+	}
+	doc.Zones, err = ParseZoneSerialsXML(body)
+	return doc, err
 }
 
 func (b *BindStats) get(ctx context.Context, path string) ([]byte, error) {

@@ -118,6 +118,34 @@ func TestBindStatsXMLMatchesJSON(t *testing.T) {
 	}
 }
 
+// TestZoneSerials reads the zones of a real named 9.18 (testdata/bindstats
+// zones.json and zones.xml, captured back to back): a loaded primary zone
+// has its serial; a zone that failed to load and a secondary that has not
+// transferred yet have none; BIND's builtin zones are left out. JSON and
+// XML read the same.
+func TestZoneSerials(t *testing.T) {
+	want := []ZoneSerial{{View: "_default", Zone: "ok.test", Serial: 42}}
+	js, err := ParseZoneSerialsJSON(readBindStats(t, "zones.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, js); diff != "" {
+		t.Errorf("JSON (-want +got):\n%s", diff)
+	}
+	x, err := ParseZoneSerialsXML(readBindStats(t, "zones.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, x); diff != "" {
+		t.Errorf("XML (-want +got):\n%s", diff)
+	}
+	got := bindText(&BindStatsDoc{Zones: js})
+	checkExposition(t, got)
+	if !strings.Contains(got, "\nbind_zone_serial{view=\"_default\",zone_name=\"ok.test\"} 42\n") {
+		t.Errorf("no bind_zone_serial series:\n%s", got)
+	}
+}
+
 // TestHostileLabelValue: a counter name BIND reports (any string) stays
 // inside its label value: quote, backslash and newline escaped by the text
 // writer, invalid UTF-8 replaced.
@@ -164,16 +192,23 @@ func TestParseBindStatsAddr(t *testing.T) {
 // JSON is read as XML; a dead channel is bind_up 0 within the timeout.
 func TestBindStatsFetch(t *testing.T) {
 	js, xmlDoc := readBindStats(t, "xmlpair.json"), readBindStats(t, "xmlpair.xml")
-	var hits atomic.Int32
+	jsZones, xmlZones := readBindStats(t, "zones.json"), readBindStats(t, "zones.xml")
+	var hits atomic.Int32 // fetches of the server statistics (each followed by one of the zones)
 	jsonOK := atomic.Bool{}
 	jsonOK.Store(true)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
+		if strings.HasSuffix(r.URL.Path, "/server") {
+			hits.Add(1)
+		}
 		switch {
 		case r.URL.Path == "/json/v1/server" && jsonOK.Load():
 			_, _ = w.Write(js)
+		case r.URL.Path == "/json/v1/zones" && jsonOK.Load():
+			_, _ = w.Write(jsZones)
 		case r.URL.Path == "/xml/v3/server":
 			_, _ = w.Write(xmlDoc)
+		case r.URL.Path == "/xml/v3/zones":
+			_, _ = w.Write(xmlZones)
 		default:
 			http.NotFound(w, r)
 		}
@@ -204,7 +239,7 @@ func TestBindStatsFetch(t *testing.T) {
 		defer jsonOK.Store(true)
 		b := &BindStats{Addr: addr, CacheFor: time.Nanosecond}
 		want := bindText(b.Get(context.Background()))
-		if !strings.Contains(want, "bind_up 1\n") {
+		if !strings.Contains(want, "bind_up 1\n") || !strings.Contains(want, `bind_zone_serial{view="_default",zone_name="ok.test"} 42`) {
 			t.Errorf("XML fallback not up:\n%s", want)
 		}
 		hits.Store(0)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"io"
+	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -74,6 +75,63 @@ func newMetrics() *Metrics {
 	m.registry.MustRegister(m.Reloads, m.ReloadFailures, m.PeerChanges, m.Convergences, m.UpdatedRRsets,
 		m.ConvergenceSeconds, m.NamedUp, m.Ready, m.ConfigError, m.LastApply)
 	return m
+}
+
+// stateCollector exports what /status says, for alerts that must name a
+// zone or a file: the pod's role (bindfn_agent_info), each zone the
+// readiness loop found not loaded (bindfn_agent_zone_unready, the zone as
+// /status and /readyz list it: "zone" or "zone/view"), and while the
+// mounted config is rejected, where named-checkconf located the error
+// (bindfn_agent_config_error_info). Read at scrape time from the status,
+// so the metrics and /status never disagree.
+type stateCollector struct {
+	m        *Metrics
+	snapshot func() Status
+	info     *prometheus.Desc
+	unready  *prometheus.Desc
+	cfgErr   *prometheus.Desc
+}
+
+var _ prometheus.Collector = (*stateCollector)(nil)
+
+// watchState registers the collector of the status snapshot returns.
+func (m *Metrics) watchState(snapshot func() Status) {
+	m.registry.MustRegister(&stateCollector{
+		m: m, snapshot: snapshot,
+		info: prometheus.NewDesc("bindfn_agent_info",
+			"The agent's version and the pod's role (primary|secondary); always 1.", []string{"role", "version"}, nil),
+		unready: prometheus.NewDesc("bindfn_agent_zone_unready",
+			"1 for each zone of the pod's role that named has not loaded (as /status lists it: zone or zone/view); no series when every zone is loaded.", []string{"zone"}, nil),
+		cfgErr: prometheus.NewDesc("bindfn_agent_config_error_info",
+			"1 while the mounted config is rejected, with the file and line named-checkconf reported (empty when it gave none).", []string{"file", "line"}, nil),
+	})
+}
+
+// Describe implements prometheus.Collector.
+func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.info
+	ch <- c.unready
+	ch <- c.cfgErr
+}
+
+// Collect implements prometheus.Collector.
+func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.snapshot()
+	ch <- prometheus.MustNewConstMetric(c.info, prometheus.GaugeValue, 1, string(st.Role), st.Version)
+	seen := map[string]bool{}
+	for _, z := range st.Unready {
+		if !seen[z] {
+			seen[z] = true
+			ch <- prometheus.MustNewConstMetric(c.unready, prometheus.GaugeValue, 1, z)
+		}
+	}
+	if e := st.LastError; e != nil && gaugeValue(c.m.ConfigError) == 1 {
+		line := ""
+		if e.Line > 0 {
+			line = strconv.Itoa(e.Line)
+		}
+		ch <- prometheus.MustNewConstMetric(c.cfgErr, prometheus.GaugeValue, 1, e.File, line)
+	}
 }
 
 // write writes the Prometheus text exposition, sorted by name and labels.

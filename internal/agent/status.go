@@ -105,6 +105,7 @@ func (s *State) SetExtraMetrics(f func(ctx context.Context, w *strings.Builder))
 // NewState returns an empty state for role.
 func NewState(role Role, ordinal int) *State {
 	s := &State{st: Status{Version: version.Get().Version, Role: role, Ordinal: ordinal, Peers: []PeerStatus{}}, metrics: newMetrics()}
+	s.metrics.watchState(s.Snapshot)
 	return s
 }
 

@@ -34,6 +34,10 @@ func IsOutput(apiVersion, kind, name string, labels map[string]string) bool {
 		return comp == ComponentServer && name == layout.PDBName(inst)
 	case "networking.k8s.io/v1 NetworkPolicy":
 		return comp == ComponentNetworkPolicy && name == layout.NetworkPolicyName(inst)
+	case MonitoringAPIVersion + " PodMonitor":
+		return comp == ComponentMonitoring && name == layout.PodMonitorName(inst)
+	case MonitoringAPIVersion + " PrometheusRule":
+		return comp == ComponentMonitoring && name == layout.PrometheusRuleName(inst)
 	case "v1 Service":
 		switch comp {
 		case ComponentServer:
@@ -51,6 +55,10 @@ func IsOutput(apiVersion, kind, name string, labels map[string]string) bool {
 			return strings.HasPrefix(name, inst) && zonesShard.MatchString(name) && len(zonesShard.ReplaceAllString(name, "")) == len(inst)
 		case ComponentDNSSECDS:
 			return name == layout.DSConfigMapName(inst)
+		case ComponentRules:
+			return name == layout.RulesConfigMapName(inst)
+		case ComponentDashboard:
+			return name == layout.DashboardConfigMapName(inst)
 		}
 	case "v1 Secret":
 		switch comp {

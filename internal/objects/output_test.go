@@ -28,6 +28,11 @@ func TestIsOutput(t *testing.T) {
 		"copied cm":      {reason: "a ConfigMap copied under another name", apiVersion: "v1", kind: "ConfigMap", obj: "my-settings", labels: l(ComponentConfig)},
 		"other zones":    {reason: "zones of another instance", apiVersion: "v1", kind: "ConfigMap", obj: "dnsx-zones-0", labels: l(ComponentZones)},
 		"no instance":    {reason: "the managed-by label alone", apiVersion: "v1", kind: "ConfigMap", obj: "dns-config", labels: map[string]string{LabelManagedBy: ManagedBy}},
+		"podmonitor":     {reason: "the PodMonitor", apiVersion: "monitoring.coreos.com/v1", kind: "PodMonitor", obj: "dns", labels: l(ComponentMonitoring), want: true},
+		"rule":           {reason: "the PrometheusRule", apiVersion: "monitoring.coreos.com/v1", kind: "PrometheusRule", obj: "dns", labels: l(ComponentMonitoring), want: true},
+		"rules file":     {reason: "the rules file ConfigMap", apiVersion: "v1", kind: "ConfigMap", obj: "dns-prometheus-rules", labels: l(ComponentRules), want: true},
+		"dashboard":      {reason: "the dashboard ConfigMap", apiVersion: "v1", kind: "ConfigMap", obj: "dns-dashboard", labels: l(ComponentDashboard), want: true},
+		"user rule":      {reason: "a PrometheusRule of the user's with labels copied from ours", apiVersion: "monitoring.coreos.com/v1", kind: "PrometheusRule", obj: "dns-extra", labels: l(ComponentMonitoring)},
 		"svc wrong comp": {reason: "a Service whose component does not match its name", apiVersion: "v1", kind: "Service", obj: "dns-extra", labels: l(ComponentServe)},
 	}
 	for name, tc := range cases {

@@ -124,6 +124,7 @@ func renderCluster(c *model.Cluster, prev *prior.Previous, zones *zonefile.Cache
 	if np := objects.NetworkPolicy(c); np != nil {
 		out.add("networkpolicy", np.Name, np)
 	}
+	rs = append(rs, monitoringObjects(c, out)...)
 	return out.objs, rs
 }
 

@@ -52,7 +52,23 @@ func checkObjects(c *model.Cluster) diag.Results {
 	}
 	checkService(&rs, c, "spec.service", sp.Service)
 	checkService(&rs, c, "spec.primaryService", sp.PrimaryService)
+	checkMonitoring(&rs, c, sp.Monitoring)
 	return rs
+}
+
+// checkMonitoring: spec.monitoring's labels are labels, its thresholds in
+// the CRD's ranges (0 is the default).
+func checkMonitoring(rs *diag.Results, c *model.Cluster, m *v1alpha1.MonitoringSpec) {
+	if m == nil {
+		return
+	}
+	fieldErrors(rs, c.Src, metavalidation.ValidateLabels(m.Labels, field.NewPath("spec", "monitoring", "labels")))
+	if d := m.SignatureExpiryDays; d < 0 || d > 365 {
+		rs.Errorf(c.Src, "spec.monitoring.signatureExpiryDays", "cannot alert %d days before signatures expire: want 1-365 (default %d)", d, model.DefaultSignatureExpiryDays)
+	}
+	if p := m.ServfailPercent; p < 0 || p > 100 {
+		rs.Errorf(c.Src, "spec.monitoring.servfailPercent", "cannot use %d%% as the SERVFAIL threshold: want 1-100 (default %d)", p, model.DefaultServfailPercent)
+	}
 }
 
 func checkService(rs *diag.Results, c *model.Cluster, field string, s *v1alpha1.ClusterServiceSpec) {
