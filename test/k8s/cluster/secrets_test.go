@@ -368,6 +368,9 @@ func editFile(t *testing.T, file, from, to string) {
 // results to dir/results.yaml.
 func renderWithResults(t *testing.T, pkg, dir string) {
 	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	render := exec.Command(filepath.Join(bin, "kpt"), "fn", "render", "--allow-exec", "--results-dir", dir, pkg)
 	render.Dir = filepath.Dir(pkg)
 	if out, err := render.CombinedOutput(); err != nil {
@@ -394,7 +397,7 @@ func expectedSecrets(t *testing.T, file string) []string {
 	if err := yaml.Unmarshal(b, &rl); err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	re := regexp.MustCompile(`waits for Secret "([^"]+)" in namespace "dns", made elsewhere`)
+	re := regexp.MustCompile(`waits? for Secret "([^"]+)" in namespace "dns", made elsewhere`)
 	seen := map[string]bool{}
 	for _, it := range rl.Items {
 		for _, r := range it.Results {
