@@ -119,17 +119,8 @@ func serveRegistry() error {
 	return os.WriteFile(filepath.Join(hd, "hosts.toml"), []byte(toml), 0o644)
 }
 
-// pushImage pushes an image tarball (hack/image, hack/bind-image.sh) to
-// ref, as `docker push` would, and returns its digest.
-func pushImage(t *testing.T, tar, ref string) v1.Hash {
-	t.Helper()
-	d, err := pushTarball(tar, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
+// pushTarball pushes an image tarball (hack/image, hack/bind-image.sh) to
+// ref, as `docker push` would, and returns the digest the registry serves.
 func pushTarball(tar, ref string) (v1.Hash, error) {
 	img, err := tarball.ImageFromPath(tar, nil)
 	if err != nil {
