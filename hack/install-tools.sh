@@ -5,6 +5,7 @@
 #   hack/install-tools.sh kpt      only the named tools (`make example` needs kpt alone);
 #                                  names: bind kustomize controller-gen crossplane kpt kube-score external-dns
 #                                  cosign cyclonedx (make release: signatures and SBOMs)
+#                                  sops age-keygen (the kubelet cluster's SOPS recipe)
 # Idempotent and cache-friendly:
 #   - bin/<name> is kept while its stamp bin/.<name>.key matches the tool's key
 #     (a hash of tools/<name>/go.mod, go.sum, the build flags and the Go version);
@@ -19,8 +20,8 @@ mkdir -p "$bin" "$cache"
 
 only=("$@")
 for n in "${only[@]}"; do
-  case $n in bind|kustomize|controller-gen|staticcheck|crossplane|kpt|kube-score|external-dns|cosign|cyclonedx) ;;
-    *) echo "install-tools: unknown tool $n (bind kustomize controller-gen staticcheck crossplane kpt kube-score external-dns cosign cyclonedx)" >&2; exit 2 ;;
+  case $n in bind|kustomize|controller-gen|staticcheck|crossplane|kpt|kube-score|external-dns|cosign|cyclonedx|sops|age-keygen) ;;
+    *) echo "install-tools: unknown tool $n (bind kustomize controller-gen staticcheck crossplane kpt kube-score external-dns cosign cyclonedx sops age-keygen)" >&2; exit 2 ;;
   esac
 done
 # wanted NAME: no names given (everything), or NAME is one of them.
@@ -89,6 +90,11 @@ waitall
 # cosign's own release builds do, so `cosign version` names it.
 wanted cosign && build cosign github.com/sigstore/cosign/v2/cmd/cosign \
   -ldflags "-X sigs.k8s.io/release-utils/version.gitVersion=v2.6.5"
+# sops and age-keygen: test/k8s/cluster TestExternalSecrets runs the SOPS
+# recipe of docs/security.md with them (encrypt for an age key, decrypt, apply).
+wanted age-keygen && { build age-keygen filippo.io/age/cmd/age-keygen & pids+=($!); }
+wanted sops && { build sops github.com/getsops/sops/v3/cmd/sops & pids+=($!); }
+waitall
 
 # external-dns (the lab's RFC 2136 client test): its own script, as it needs
 # Go 1.27 and a module copy without the providers the proxy cannot serve.

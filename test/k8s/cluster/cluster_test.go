@@ -3,9 +3,11 @@
 // Package cluster starts a single-node Kubernetes cluster — etcd,
 // kube-apiserver, kube-controller-manager, kube-scheduler, containerd +
 // runc + CNI bridge (Debian), kubelet, kube-proxy and CoreDNS — in a private
-// network and mount namespace, with images built locally (imported), and
-// runs pods on it; an OCI registry of its own serves what the tests push
-// (registry_test.go). `make k8s-cluster` (root), part of make test.
+// network and mount namespace, and runs pods on it. The infrastructure's
+// images (pause, CoreDNS, Crossplane) are built locally and imported; an OCI
+// registry of its own (registry_test.go) serves what the tests push, among
+// them the BIND pods' images, which the kubelet pulls by digest. `make
+// k8s-cluster` (root), part of make test.
 package cluster
 
 import (
@@ -23,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -535,38 +538,6 @@ func killTree(pid int) {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
 
-var (
-	imagesOnce sync.Once
-	imagesTag  string
-	imagesErr  error
-)
-
-// localImages builds the agent and BIND images the render names by default
-// and imports them into the node's containerd, once per run (as `kind load
-// image-archive` would: no registry), and returns the BIND image's tag.
-func localImages(t *testing.T) string {
-	t.Helper()
-	imagesOnce.Do(func() {
-		imgDir := filepath.Join(dir, "images")
-		agentTar, bindTar := filepath.Join(imgDir, "agent.tar"), filepath.Join(imgDir, "bind.tar")
-		if imagesErr = agentImage(agentTar, "git.unkin.net/unkin/bind-fn/bind-fn-agent:v0.1.0"); imagesErr != nil {
-			return
-		}
-		if imagesTag, imagesErr = bindImage(bindTar); imagesErr != nil {
-			return
-		}
-		for _, tar := range []string{agentTar, bindTar} {
-			if imagesErr = sh("ctr", "-a", sock, "-n", "k8s.io", "images", "import", tar); imagesErr != nil {
-				return
-			}
-		}
-	})
-	if imagesErr != nil {
-		t.Fatal(imagesErr)
-	}
-	return imagesTag
-}
-
 // agentImage writes the agent image tarball as `make images` builds it
 // (its default command copies the agent into the pod's shared emptyDir).
 func agentImage(out, tag string) error {
@@ -606,16 +577,18 @@ func dig(args ...string) (string, error) {
 }
 
 // TestRenderedCluster: examples/authoritative, rendered with kpt and the
-// built functions (the BIND image the one the render names by default, BIND
-// 9.20, built here from Debian trixie's packages), runs
-// on the kubelet: every pod Ready, queries answered through the serve
-// Service's ClusterIP, the secondaries serving the primary's serial.
+// built functions, its BIND image (BIND 9.20, built here from Debian
+// trixie's packages) and agent image pinned by digest in the BindCluster,
+// runs on the kubelet: the rendered StatefulSet names both by digest, the
+// kubelet pulls them by digest from the registry, every pod is Ready,
+// queries are answered through the serve Service's ClusterIP, the
+// secondaries serve the primary's serial.
 func TestRenderedCluster(t *testing.T) {
 	ctx := context.Background()
 	coreDNS(t, ctx) // the secondaries find the primary by its cluster DNS name
 	t0 := time.Now()
-	bindTag := localImages(t)
-	// The example, rendered by kpt with the local BIND image.
+	imgs := pushedImages(t)
+	// The example, rendered by kpt, its images pinned by digest.
 	pkg := filepath.Join(t.TempDir(), "authoritative")
 	if err := os.CopyFS(pkg, os.DirFS(filepath.Join(root, "examples", "authoritative"))); err != nil {
 		t.Fatal(err)
@@ -634,8 +607,10 @@ func TestRenderedCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The example names the default image, which is the one just built.
-	edit("cluster.yaml", "image: "+bindTag+"\n", "image: "+bindTag+"\n  imagePullPolicy: IfNotPresent\n")
+	// The example names the BIND image by tag (the render's default, as the
+	// agent's); pin both by digest as a user pins a release
+	// (docs/release.md): the kubelet pulls them from the registry by digest.
+	edit("cluster.yaml", "  image: "+imgs.bindTag+"\n", "  image: "+imgs.bind+"\n  agent:\n    image: "+imgs.agent+"\n")
 	// The example pins no ClusterIP; the test gives its serve Service one
 	// so queries can go through it (serveIP, the resolver example's
 	// forwarder).
@@ -653,9 +628,18 @@ func TestRenderedCluster(t *testing.T) {
 	// rendered pods must be admitted as they are.
 	apply(t, ctx, fixture.Load(t, "namespace-restricted.yaml", map[string]string{"NAME": "dns"})+hostPathPVs(t, "pv-", 3))
 	podSecurityEnforced(t, ctx, "dns")
+	if diff := cmp.Diff(imgs.byDigest(), renderedImages(t, filepath.Join(pkg, "rendered", "auth", "statefulset_auth.yaml"))); diff != "" {
+		t.Fatalf("the rendered StatefulSet's images (-pinned by digest +rendered):\n%s", diff)
+	}
+	gets0 := map[string]int{}
+	for _, ref := range imgs.byDigest() {
+		gets0[ref] = manifestGets(t, ref)
+	}
 	kubectl(t, "apply", "--server-side", "-R", "-f", filepath.Join(pkg, "rendered"))
 	pods := waitPodsReady(t, ctx, "dns", "app.kubernetes.io/instance=auth", 3, controlplane.Hang)
 	t.Logf("3 BIND pods Ready in %.1f s", time.Since(t0).Seconds())
+	pulledByDigest(t, pods, imgs, gets0)
+	t.Logf("every pod runs %s and %s, pulled by digest from the registry", imgs.bind, imgs.agent)
 	// Every pod runs the image's BIND, the release bind-fn ships: its
 	// container log, read where the kubelet writes it (this test's own
 	// /var/log/pods; kubectl logs would need the API server to resolve the

@@ -36,7 +36,7 @@ const (
 func TestKustomizeKptLive(t *testing.T) {
 	ctx := context.Background()
 	coreDNS(t, ctx)
-	pushBINDImages(t)
+	pushedImages(t)
 	t0 := time.Now()
 	kpt := func(t *testing.T, args ...string) string {
 		t.Helper()

@@ -22,6 +22,10 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
 	"git.unkin.net/unkin/bind-fn/test/k8s/controlplane"
 )
 
@@ -115,22 +119,96 @@ func serveRegistry() error {
 	return os.WriteFile(filepath.Join(hd, "hosts.toml"), []byte(toml), 0o644)
 }
 
-// pushImage pushes an image tarball (hack/image, hack/bind-image.sh) to
-// ref, as `docker push` would, and returns its digest.
-func pushImage(t *testing.T, tar, ref string) v1.Hash {
-	t.Helper()
+// pushTarball pushes an image tarball (hack/image, hack/bind-image.sh) to
+// ref, as `docker push` would, and returns the digest the registry serves.
+func pushTarball(tar, ref string) (v1.Hash, error) {
 	img, err := tarball.ImageFromPath(tar, nil)
 	if err != nil {
-		t.Fatalf("%s: %v", tar, err)
+		return v1.Hash{}, fmt.Errorf("%s: %v", tar, err)
 	}
 	r, err := name.ParseReference(ref)
 	if err != nil {
-		t.Fatal(err)
+		return v1.Hash{}, err
 	}
 	if err := remote.Write(r, img, remote.WithTransport(reg.tr)); err != nil {
-		t.Fatalf("push %s: %v", ref, err)
+		return v1.Hash{}, fmt.Errorf("push %s: %v", ref, err)
 	}
-	return digestOf(t, ref)
+	d, err := remote.Head(r, remote.WithTransport(reg.tr))
+	if err != nil {
+		return v1.Hash{}, fmt.Errorf("registry HEAD %s: %v", ref, err)
+	}
+	return d.Digest, nil
+}
+
+// podImages are the images of the BIND pods, pushed to the registry: each
+// named repository:tag@sha256:digest, the way a release names them
+// (docs/release.md), and by tag (the render's defaults).
+type podImages struct {
+	agent, bind       string // by digest
+	agentTag, bindTag string
+}
+
+var pushed struct {
+	once sync.Once
+	imgs podImages
+	err  error
+}
+
+// pushedImages builds the agent and BIND images once per run, as `make
+// images` does (hack/image, hack/bind-image.sh: BIND 9.20 from Debian
+// trixie's packages, the root every real-BIND test runs), and pushes them to
+// the registry under the tags the render names by default. The kubelet pulls
+// them from there (containerd, hosts.toml trusting the run's CA): no image of
+// the BIND pods is imported into containerd.
+func pushedImages(t *testing.T) podImages {
+	t.Helper()
+	startRegistry(t)
+	pushed.once.Do(func() { pushed.imgs, pushed.err = pushPodImages() })
+	if pushed.err != nil {
+		t.Fatal(pushed.err)
+	}
+	return pushed.imgs
+}
+
+func pushPodImages() (podImages, error) {
+	imgDir := filepath.Join(dir, "images")
+	agentTar, bindTar := filepath.Join(imgDir, "agent.tar"), filepath.Join(imgDir, "bind.tar")
+	im := podImages{agentTag: repo + "/bind-fn-agent:v0.1.0"}
+	if err := agentImage(agentTar, im.agentTag); err != nil {
+		return im, err
+	}
+	var err error
+	if im.bindTag, err = bindImage(bindTar); err != nil {
+		return im, err
+	}
+	for _, p := range []struct {
+		tar, tag string
+		out      *string
+	}{{agentTar, im.agentTag, &im.agent}, {bindTar, im.bindTag, &im.bind}} {
+		d, err := pushTarball(p.tar, p.tag)
+		if err != nil {
+			return im, err
+		}
+		*p.out = p.tag + "@" + d.String()
+	}
+	return im, nil
+}
+
+// registryRequests are the lines of the registry's log (one per request:
+// method and URL) that contain s.
+func registryRequests(t *testing.T, s string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "registry.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // digestOf is the digest the registry serves for ref.
@@ -160,4 +238,98 @@ func xpkgPush(t *testing.T, file, ref string) v1.Hash {
 	d := digestOf(t, ref)
 	t.Logf("crossplane xpkg push %s: %s", strings.TrimPrefix(ref, registryHost+"/"), d)
 	return d
+}
+
+// renderedImages are the images of a rendered StatefulSet's containers and
+// init containers, by container name.
+func renderedImages(t *testing.T, file string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sts appsv1.StatefulSet
+	if err := yaml.Unmarshal(b, &sts); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	out := map[string]string{}
+	for _, c := range append(sts.Spec.Template.Spec.InitContainers, sts.Spec.Template.Spec.Containers...) {
+		out[c.Name] = c.Image
+	}
+	return out
+}
+
+// byDigest maps each container of the BIND pods to the image it must run,
+// pinned by digest.
+func (im podImages) byDigest() map[string]string {
+	return map[string]string{"named": im.bind, "install-agent": im.agent}
+}
+
+// manifestGets counts the registry's GETs of ref's manifest by its digest
+// (ref is repository:tag@sha256:...), the request containerd makes to pull it.
+func manifestGets(t *testing.T, ref string) int {
+	t.Helper()
+	repoTag, digest, _ := strings.Cut(ref, "@")
+	repo := strings.TrimPrefix(repoTag[:strings.LastIndex(repoTag, ":")], registryHost+"/")
+	n := 0
+	for _, l := range registryRequests(t, "/v2/"+repo+"/manifests/"+digest) {
+		if strings.Contains(l, " GET /v2/") && !strings.Contains(l, " 404 ") {
+			n++
+		}
+	}
+	return n
+}
+
+// containerdImages are the names containerd's CRI namespace gives its
+// images (a pull by digest is named repository@sha256:...).
+func containerdImages(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("ctr", "-a", sock, "-n", "k8s.io", "images", "ls", "-q").CombinedOutput()
+	if err != nil {
+		t.Fatalf("ctr images ls: %v: %s", err, out)
+	}
+	return strings.Fields(string(out))
+}
+
+// pulledByDigest checks that every BIND pod runs the images the render
+// pinned: its containers name them by digest, containerd reports the
+// digests it runs, and holds each image under its digest name, which only a
+// pull by digest gives it (an imported tarball or a pull by tag is named by
+// tag); and that containerd asked the registry for each manifest by digest
+// since gets0 (manifestGets before the pods were created).
+func pulledByDigest(t *testing.T, pods []corev1.Pod, im podImages, gets0 map[string]int) {
+	t.Helper()
+	want := im.byDigest()
+	for _, p := range pods {
+		statuses := append(p.Status.InitContainerStatuses, p.Status.ContainerStatuses...)
+		for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
+			ref, ok := want[c.Name]
+			if !ok {
+				continue
+			}
+			if c.Image != ref {
+				t.Errorf("%s/%s: image %q, want %q", p.Name, c.Name, c.Image, ref)
+			}
+			digest := ref[strings.Index(ref, "@"):]
+			for _, s := range statuses {
+				if s.Name == c.Name && !strings.HasSuffix(s.ImageID, digest) {
+					t.Errorf("%s/%s runs %s, want the digest %s", p.Name, c.Name, s.ImageID, digest[1:])
+				}
+			}
+		}
+	}
+	have := map[string]bool{}
+	for _, n := range containerdImages(t) {
+		have[n] = true
+	}
+	for _, ref := range want {
+		repoTag, digest, _ := strings.Cut(ref, "@")
+		name := repoTag[:strings.LastIndex(repoTag, ":")] + "@" + digest
+		if !have[name] {
+			t.Errorf("containerd holds no image named %s: the kubelet did not pull %s by digest", name, ref)
+		}
+		if n := manifestGets(t, ref); n <= gets0[ref] {
+			t.Errorf("the registry served no GET of %s's manifest by digest while the pods started (%d before, %d after)", ref, gets0[ref], n)
+		}
+	}
 }

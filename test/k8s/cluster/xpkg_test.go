@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -192,31 +191,6 @@ func metric(t *testing.T, url, name string, match ...string) int {
 	return n
 }
 
-var bindImagesOnce sync.Once
-
-// pushBINDImages pushes the images of the BIND pods (the agent and BIND
-// 9.20, hack/bind-image.sh) to the registry, once, where the render's
-// defaults name them: the kubelet pulls them from there when they are not
-// already present.
-func pushBINDImages(t *testing.T) {
-	t.Helper()
-	startRegistry(t)
-	bindImagesOnce.Do(func() {
-		imgDir := filepath.Join(dir, "images")
-		agentTar, bindTar := filepath.Join(imgDir, "xp-agent.tar"), filepath.Join(imgDir, "xp-bind.tar")
-		agentTag := repo + "/bind-fn-agent:v0.1.0"
-		if err := agentImage(agentTar, agentTag); err != nil {
-			t.Fatal(err)
-		}
-		bindTag, err := bindImage(bindTar)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pushImage(t, agentTar, agentTag)
-		pushImage(t, bindTar, bindTag)
-	})
-}
-
 // TestPackageManager installs bind-fn as a user does, on the kubelet:
 // Crossplane core v2.1.0 runs as pods (its Helm chart's objects); an OCI
 // registry on the node's address serves the packages `crossplane xpkg push`
@@ -245,7 +219,7 @@ func TestPackageManager(t *testing.T) {
 	digest["v0.1.0"] = xpkgPush(t, filepath.Join(work, "v0.1.0", "function-bind.xpkg"), fnRef("v0.1.0"))
 	cfgRef := repo + "/configuration-bind:v0.1.0"
 	xpkgPush(t, filepath.Join(work, "v0.1.0", "configuration-bind.xpkg"), cfgRef)
-	pushBINDImages(t)
+	pushedImages(t)
 	step("packages and images pushed", t0)
 
 	// Crossplane as its chart installs it, plus bind-fn's CRDs (the
