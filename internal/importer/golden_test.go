@@ -119,7 +119,12 @@ func importResult(t *testing.T, conf string) *importer.Result {
 		t.Fatal(err)
 	}
 	named := importer.NamedZoneReader(bindtools.BINDPath(t, "named-checkzone"))
-	readZone := func(origin, file, zdir string) ([]dns.RR, error) { return named(origin, local(file), local(zdir)) }
+	readZone := func(origin, file, journal, zdir string) ([]dns.RR, error) {
+		if journal != "" {
+			journal = local(journal)
+		}
+		return named(origin, local(file), journal, local(zdir))
+	}
 	glob := func(p string) ([]string, error) {
 		l, err := filepath.Glob(local(p))
 		for i := range l {
