@@ -1,16 +1,25 @@
 package importer
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/miekg/dns"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/output"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
+	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
 // The served serial is the floor bind-fn counts up from, not a pin.
@@ -28,12 +37,20 @@ import (
 // edit serves the next one, above what every secondary of the original
 // holds. A pin would refuse that edit ("cannot change zone ... without
 // changing its serial") until the user raised it by hand.
+//
+// A catalog zone is bind-fn's own (its member labels are bind-fn's), so its
+// content is never the original's: its state is the original catalog's
+// serial as a removed zone's (a tombstone), and the render counts one above
+// it — the original's catalog consumers transfer bind-fn's catalog.
 
 // handOver moves the served serials from spec.soa.serial (pinned for the
 // render of objs) into the package's state, then renders the package as
 // its user will — without pins, from that state — and returns that render.
 func (r *Result) handOver(objs []render.Object, rand io.Reader) ([]render.Object, error) {
 	r.State = zoneShards(objs)
+	if err := r.catalogFloors(); err != nil {
+		return nil, err
+	}
 	r.served = map[string]uint32{}
 	for _, o := range r.Objects["zones.yaml"] {
 		z := o.(*v1alpha1.BindZone)
@@ -54,7 +71,55 @@ func (r *Result) handOver(objs []render.Object, rand io.Reader) ([]render.Object
 	if rs.HasErrors() {
 		return nil, fmt.Errorf("the imported package renders with its serials pinned, not from its own state: %v", rs)
 	}
+	// The state written is what the package renders: its first render
+	// changes no zone.
+	r.State = zoneShards(out)
 	return out, nil
+}
+
+// catalogFloors replaces, in State, each imported catalog's file by a
+// tombstone holding the original catalog's serial and the hash of its
+// content (not bind-fn's).
+func (r *Result) catalogFloors() error {
+	orig := map[string]Zone{} // by origin
+	for _, z := range r.Zones {
+		if z.Kind == "catalog" {
+			orig[dns.Fqdn(strings.ToLower(z.Name))] = z
+		}
+	}
+	if len(orig) == 0 {
+		return nil
+	}
+	for _, o := range r.State {
+		cm := o.Obj.(*corev1.ConfigMap)
+		for _, key := range slices.Sorted(maps.Keys(cm.Data)) {
+			if !strings.HasPrefix(key, "catalog.") {
+				continue
+			}
+			origin, _, err := zonefile.StateOf([]byte(cm.Data[key]))
+			if err != nil {
+				return fmt.Errorf("the import's render of %s: %w", key, err)
+			}
+			z, ok := orig[origin]
+			if !ok {
+				continue
+			}
+			var serial uint32
+			h := sha256.New()
+			for _, rr := range z.RRs {
+				if soa, ok := rr.(*dns.SOA); ok {
+					serial = soa.Serial
+				}
+				fmt.Fprintln(h, rr.String())
+			}
+			if serial == 0 {
+				continue
+			}
+			delete(cm.Data, key)
+			cm.Data[layout.RemovedZonePrefix+key] = output.TombstoneText(origin, zonefile.State{Serial: serial, Hash: hex.EncodeToString(h.Sum(nil))})
+		}
+	}
+	return nil
 }
 
 // zoneShards are the zones ConfigMaps (<cluster>-zones-<n>) of a render:

@@ -45,6 +45,10 @@ func TestServedSerialIsTheFloor(t *testing.T) {
 			reason: "A signed zone's floor is the serial its signed version served (2024080107, above the file's 2024080101).",
 			conf:   "corpus/dnssec-catalog", zone: "shop.example", id: "shop.example", want: 2024080107,
 		},
+		"Catalog": {
+			reason: "A catalog is bind-fn's own content (its member labels), so it serves one above the original catalog's serial: its consumers transfer it.",
+			conf:   "corpus/dnssec-catalog", id: "catalog.signer.invalid", want: 2024080102,
+		},
 		"SignedEdited": {
 			reason: "A signed zone edited: the next serial above the signed one.",
 			conf:   "corpus/dnssec-catalog", zone: "shop.example", id: "shop.example", edit: true, want: 2024080108,
