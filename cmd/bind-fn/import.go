@@ -272,10 +272,11 @@ func (c *ImportCmd) write(res *importer.Result) error {
 // output, so it keeps the served serials and counts up from them
 // (docs/import.md#serials). Zones ConfigMaps of the cluster an earlier
 // import or render left there and this import does not write are removed:
-// they would hold another server's state.
+// they would hold another server's state. A package that does not render
+// has no state (its serials stay pinned): rendered/ is left as it was.
 func (c *ImportCmd) writeState(res *importer.Result) error {
 	files, err := res.StateFiles()
-	if err != nil {
+	if err != nil || len(files) == 0 {
 		return err
 	}
 	dir := filepath.Join(c.Out, "rendered", c.Cluster)
