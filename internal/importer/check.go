@@ -51,8 +51,9 @@ var extraField = regexp.MustCompile(`^spec\.extraOptions\[(\d+)\]`)
 // bind-fn refuses move to the losses; the served serials, pinned for that
 // render, become the package's state (handOver); then every zone the
 // import read is compared with the package's render from that state, RRset
-// by RRset and serial, and each difference is a loss. It returns the render's results when the package does not render
-// for another reason (then the import is not usable as is).
+// by RRset and serial, and each difference is a loss. It returns the
+// render's results when the package does not render for another reason
+// (then the import is not usable as is, and the serials stay pinned).
 func (r *Result) Check(rand io.Reader) (diag.Results, error) {
 	var objs []render.Object
 	for round := 0; ; round++ {
