@@ -238,6 +238,9 @@ func (c *ImportCmd) write(res *importer.Result) error {
 			return err
 		}
 	}
+	if err := c.writeState(res); err != nil {
+		return err
+	}
 	src := c.Conf
 	if src == "" {
 		src = c.AXFR
@@ -261,6 +264,47 @@ func (c *ImportCmd) write(res *importer.Result) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o600)
+}
+
+// writeState writes the imported zones' state (each zone's served serial
+// and content hash, in the zones ConfigMaps a render leaves) where a render
+// of the package writes them: its first render reads them as the previous
+// output, so it keeps the served serials and counts up from them
+// (docs/import.md#serials). Zones ConfigMaps of the cluster an earlier
+// import or render left there and this import does not write are removed:
+// they would hold another server's state. A package that does not render
+// has no state (its serials stay pinned): rendered/ is left as it was.
+func (c *ImportCmd) writeState(res *importer.Result) error {
+	files, err := res.StateFiles()
+	if err != nil || len(files) == 0 {
+		return err
+	}
+	dir := filepath.Join(c.Out, "rendered", c.Cluster)
+	old, err := filepath.Glob(filepath.Join(dir, "configmap_"+c.Cluster+"-zones-*.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, p := range old {
+		rel, err := filepath.Rel(c.Out, p)
+		if err != nil {
+			return err
+		}
+		if _, ok := files[filepath.ToSlash(rel)]; !ok {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		}
+	}
+	for p, b := range files {
+		p = filepath.Join(c.Out, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // report lists what was replaced and what was not carried. The import is

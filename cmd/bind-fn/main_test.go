@@ -274,6 +274,77 @@ func TestImportSecretsOutside(t *testing.T) {
 	}
 }
 
+// TestImportThenRender: the package an import writes carries each zone's
+// served serial as its state, not as a pin. `bind-fn render` of the
+// package as written keeps the served serial (plain.example: 10), the
+// first edit renders the next one (11), and a render of the edited package
+// again keeps 11. With the serial pinned in spec.soa.serial (imports before
+// this one) the edit was refused: "cannot change zone ... without changing
+// its serial 10".
+func TestImportThenRender(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "pkg")
+	conf := filepath.Join("..", "..", "internal", "importer", "testdata", "signed", "named.conf")
+	var stdout, stderr bytes.Buffer
+	if code, err := (&ImportCmd{Conf: conf, Out: out, Cluster: "bind", Namespace: "dns", Replicas: 2, Format: "text"}).Run(&stdout, &stderr); code == 1 || err != nil {
+		t.Fatalf("import: exit %d, %v\n%s", code, err, stderr.String())
+	}
+	zones, err := os.ReadFile(filepath.Join(out, "zones.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(zones, []byte("serial:")) {
+		t.Errorf("zones.yaml pins a serial:\n%s", zones)
+	}
+	serial := func() string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(out, "rendered", "bind", "configmap_bind-zones-0.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) > 6 && f[0] == "plain.example." && f[3] == "SOA" {
+				return f[6]
+			}
+		}
+		t.Fatalf("no SOA of plain.example in the rendered zones:\n%s", b)
+		return ""
+	}
+	render := func(step string) {
+		t.Helper()
+		var errb bytes.Buffer
+		if code, err := (&RenderCmd{Dir: out}).Run(&errb); code != 0 || err != nil {
+			t.Fatalf("%s: render: exit %d, %v\n%s", step, code, err, errb.String())
+		}
+	}
+	steps := []struct {
+		reason string
+		edit   func([]byte) []byte
+		want   string
+	}{
+		{"as imported: the served serial", nil, "10"},
+		{"rendered unchanged: kept", nil, "10"},
+		{"a record edited: the next serial", func(b []byte) []byte { return bytes.Replace(b, []byte("198.51.100.66"), []byte("198.51.100.67"), 1) }, "11"},
+		{"rendered unchanged again: kept", nil, "11"},
+	}
+	for i, s := range steps {
+		if s.edit != nil {
+			b, err := os.ReadFile(filepath.Join(out, "zones.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(out, "zones.yaml"), s.edit(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i > 0 {
+			render(s.reason)
+		}
+		if got := serial(); got != s.want {
+			t.Errorf("%s: plain.example serial %s, want %s", s.reason, got, s.want)
+		}
+	}
+}
+
 // TestImportVerify runs `bind-fn import --verify` as a user would (bin/bind-fn,
 // as root): an import BIND finds identical exits 0 and says so; one whose
 // signed zone has no keys to carry exits 2 with BIND's DNSKEY difference

@@ -125,7 +125,7 @@ func (r *Result) AddZone(view, zone, source string, rrs []dns.RR) {
 	r.Zones = append(zones, Zone{View: view, Name: name, File: source, RRs: rrs, Kind: "zone"})
 	var losses []Loss
 	for _, l := range r.Losses {
-		if strings.Contains(l.Why, "import the zone with --axfr") && strings.Contains(l.Why, name) {
+		if strings.Contains(l.Why, "has a journal") && strings.HasPrefix(l.Why, "zone "+name+" ") {
 			continue
 		}
 		losses = append(losses, l)

@@ -42,9 +42,26 @@ func TestBadInput(t *testing.T) {
 			wantLos: "key \"nokey\" is not defined",
 		},
 		"Journal": {
-			reason:  "A dynamic zone's file without its journal lacks the updates since the last rndc sync: flagged.",
+			reason:  "Without BIND's reader, a dynamic zone's file without its journal lacks the updates since named last wrote it: a loss, with the commands that carry them.",
 			files:   map[string]string{"/c/named.conf": "key \"k\" { algorithm hmac-sha256; secret \"YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE=\"; };\nzone \"a.example\" { type primary; file \"a.db\"; allow-update { key \"k\"; }; };\n", "/c/a.db": soa, "/c/a.db.jnl": ""},
-			wantLos: "the zone has a journal (/c/a.db.jnl)",
+			wantLos: "/c/named.conf:2: file \"a.db\";: zone a.example has a journal (/c/a.db.jnl)",
+			wantWhy: "run `rndc sync -clean a.example` on the server first, or transfer the zone live: `bind-fn import --axfr SERVER --zone a.example`",
+		},
+		"JournalOfAnyZone": {
+			reason:  "A journal beside a zone the import carries without updates (allow-update by address, a loss of its own) holds its records all the same: flagged too (it was not).",
+			files:   map[string]string{"/c/named.conf": "zone \"a.example\" { type primary; file \"a.db\"; allow-update { 192.0.2.1; }; notify explicit; };\n", "/c/a.db": soa, "/c/a.db.jnl": ""},
+			wantLos: "zone a.example has a journal (/c/a.db.jnl)",
+		},
+		"JournalOption": {
+			reason:  "A zone's journal option names its journal: that file is the one flagged.",
+			files:   map[string]string{"/c/named.conf": "zone \"a.example\" { type primary; file \"a.db\"; journal \"j/a.journal\"; notify explicit; };\n", "/c/a.db": soa, "/c/j/a.journal": ""},
+			wantLos: "zone a.example has a journal (/c/j/a.journal)",
+		},
+		"JournalInAView": {
+			reason:  "In a view, the commands name the view: rndc sync -clean ZONE IN VIEW, --zone VIEW/ZONE.",
+			files:   map[string]string{"/c/named.conf": "view \"lan\" { zone \"a.example\" { type primary; file \"a.db\"; notify explicit; }; };\n", "/c/a.db": soa, "/c/a.db.jnl": ""},
+			wantLos: "zone a.example has a journal (/c/a.db.jnl)",
+			wantWhy: "`rndc sync -clean a.example IN lan` on the server first, or transfer the zone live: `bind-fn import --axfr SERVER --zone lan/a.example`",
 		},
 		"PrivateRootHints": {
 			reason:  "A resolver whose hints name a private root (ISC's forward/ns4): bind-fn's built-in hints would send recursion to the real root; a loss, not 'replaced'.",

@@ -48,10 +48,12 @@ func (r *Result) Items() ([]model.Item, error) {
 var extraField = regexp.MustCompile(`^spec\.extraOptions\[(\d+)\]`)
 
 // Check renders the result through the pipeline. extraOptions entries
-// bind-fn refuses move to the losses; then every zone the import read is
-// compared with the rendered zone, RRset by RRset, and each difference is a
-// loss. It returns the render's results when the package does not render
-// for another reason (then the import is not usable as is).
+// bind-fn refuses move to the losses; the served serials, pinned for that
+// render, become the package's state (handOver); then every zone the
+// import read is compared with the package's render from that state, RRset
+// by RRset and serial, and each difference is a loss. It returns the
+// render's results when the package does not render for another reason
+// (then the import is not usable as is, and the serials stay pinned).
 func (r *Result) Check(rand io.Reader) (diag.Results, error) {
 	var objs []render.Object
 	for round := 0; ; round++ {
@@ -88,7 +90,11 @@ func (r *Result) Check(rand io.Reader) (diag.Results, error) {
 		r.dropExtra(drop)
 		r.dropZones(zones)
 	}
-	err := r.compareZones(objs)
+	objs, err := r.handOver(objs, rand)
+	if err != nil {
+		return nil, err
+	}
+	err = r.compareZones(objs)
 	sortLosses(r.Losses)
 	return nil, err
 }
@@ -125,13 +131,22 @@ func (r *Result) dropZones(drop map[string]string) {
 	sortLosses(r.Losses)
 }
 
-// pinnedSerial is the spec.soa.serial of the zone's BindZone.
+// pinnedSerial is the serial the import carried for the zone of BIND
+// view view: its BindZone's spec.soa.serial, or, once handOver moved it
+// into the state, the served serial.
 func (r *Result) pinnedSerial(view, zone string) *uint32 {
 	for _, o := range r.Objects["zones.yaml"] {
 		z := o.(*v1alpha1.BindZone)
-		if z.Spec.ZoneName == zone && (z.Spec.ViewRef == "" || r.viewName(z.Spec.ViewRef) == view) && z.Spec.SOA != nil {
+		if z.Spec.ZoneName != zone || (z.Spec.ViewRef != "" && r.viewName(z.Spec.ViewRef) != view) {
+			continue
+		}
+		if z.Spec.SOA != nil && z.Spec.SOA.Serial != nil {
 			return z.Spec.SOA.Serial
 		}
+		if s, ok := r.served[z.Name]; ok {
+			return &s
+		}
+		return nil
 	}
 	return nil
 }

@@ -40,8 +40,51 @@ func TestGoldenImports(t *testing.T) {
 }
 
 // importFiles imports conf the way the CLI does and returns every output
-// file: the package's files, secrets.yaml and report.txt.
+// file: the package's files (its state under rendered/), secrets.yaml and
+// report.txt.
 func importFiles(t *testing.T, conf string) map[string]string {
+	t.Helper()
+	res := importResult(t, conf)
+	out := map[string]string{}
+	for name, objs := range res.Objects {
+		b, err := importer.YAML(objs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = string(b)
+	}
+	state, err := res.StateFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range state {
+		out[name] = string(b)
+	}
+	var secrets []any
+	for _, s := range res.Secrets {
+		secrets = append(secrets, s)
+	}
+	if len(secrets) > 0 {
+		b, err := importer.YAML(secrets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out["secrets.yaml"] = string(b)
+	}
+	var rep []string
+	for _, l := range res.Replaced {
+		rep = append(rep, "replaced     "+l.String())
+	}
+	for _, l := range res.Losses {
+		rep = append(rep, "NOT CARRIED  "+l.String())
+	}
+	out["report.txt"] = fmt.Sprintf("lossless: %v\n%s\n", len(res.Losses) == 0, strings.Join(rep, "\n"))
+	return out
+}
+
+// importResult imports conf the way the CLI does (zone files and signed
+// serials read by BIND's named-checkzone) and checks it.
+func importResult(t *testing.T, conf string) *importer.Result {
 	t.Helper()
 	dir := filepath.Dir(conf)
 	// remap.txt ("<absolute prefix> <directory relative to the case>")
@@ -76,7 +119,12 @@ func importFiles(t *testing.T, conf string) map[string]string {
 		t.Fatal(err)
 	}
 	named := importer.NamedZoneReader(bindtools.BINDPath(t, "named-checkzone"))
-	readZone := func(origin, file, zdir string) ([]dns.RR, error) { return named(origin, local(file), local(zdir)) }
+	readZone := func(origin, file, journal, zdir string) ([]dns.RR, error) {
+		if journal != "" {
+			journal = local(journal)
+		}
+		return named(origin, local(file), journal, local(zdir))
+	}
 	glob := func(p string) ([]string, error) {
 		l, err := filepath.Glob(local(p))
 		for i := range l {
@@ -97,32 +145,5 @@ func importFiles(t *testing.T, conf string) map[string]string {
 	if rs.HasErrors() {
 		t.Fatalf("the import does not render: %v", rs)
 	}
-	out := map[string]string{}
-	for name, objs := range res.Objects {
-		b, err := importer.YAML(objs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[name] = string(b)
-	}
-	var secrets []any
-	for _, s := range res.Secrets {
-		secrets = append(secrets, s)
-	}
-	if len(secrets) > 0 {
-		b, err := importer.YAML(secrets)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out["secrets.yaml"] = string(b)
-	}
-	var rep []string
-	for _, l := range res.Replaced {
-		rep = append(rep, "replaced     "+l.String())
-	}
-	for _, l := range res.Losses {
-		rep = append(rep, "NOT CARRIED  "+l.String())
-	}
-	out["report.txt"] = fmt.Sprintf("lossless: %v\n%s\n", len(res.Losses) == 0, strings.Join(rep, "\n"))
-	return out
+	return res
 }

@@ -21,6 +21,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/render"
 )
 
 // Options of an import.
@@ -77,6 +78,15 @@ type Result struct {
 	// ZoneWhere is where each BindZone came from (its zone statement), by
 	// object name.
 	ZoneWhere map[string]string
+	// State is the imported zones' state after Check: the zones
+	// ConfigMaps of a render, whose zone files hold each zone's served
+	// serial and content hash. Written into the package as its previous
+	// output, it makes the served serial the floor the render counts up
+	// from (handover.go).
+	State []render.Object
+	// served are the served serials Check moved out of the BindZones'
+	// spec.soa.serial into State, by BindZone object name.
+	served map[string]uint32
 }
 
 type importer struct {

@@ -98,7 +98,7 @@ var policyActions = map[string]v1alpha1.PolicyAction{
 // bind-fn's own.
 func (im *importer) policyZone(s namedconf.Located, name, view string, opts map[string]namedconf.Located) {
 	f := opts["file"]
-	rrs, err := im.readZone(name, f.Arg(1))
+	rrs, err := im.readZone(name, view, f, opts["journal"])
 	if err != nil {
 		im.lose(f, fmt.Sprintf("cannot read the policy zone file: %v", err))
 		return

@@ -10,10 +10,12 @@ import (
 	"github.com/miekg/dns"
 )
 
-// ZoneReader reads a zone file as the server would: origin, the file's
-// path, and named's working directory (its options `directory`), against
-// which BIND resolves relative $INCLUDE names, from any file.
-type ZoneReader func(origin, file, dir string) ([]dns.RR, error)
+// ZoneReader reads a zone as the server would serve it: origin, the file's
+// path, the zone's journal (its `journal` option; "" for BIND's default,
+// the file's name + .jnl), applied over the file when it exists, and
+// named's working directory (its options `directory`), against which BIND
+// resolves relative $INCLUDE names, from any file.
+type ZoneReader func(origin, file, journal, dir string) ([]dns.RR, error)
 
 // NamedZoneReader reads zone files with BIND's own loader:
 // named-checkzone (or named-compilezone) at path dumps the zone as named
@@ -21,11 +23,14 @@ type ZoneReader func(origin, file, dir string) ([]dns.RR, error)
 // and BIND differ is BIND's: the TTL of $GENERATE lines without one, a
 // file without $TTL (the SOA minimum, or RFC 1035's last explicit TTL),
 // $INCLUDE names relative to named's directory, and the zone's journal
-// (-j), which holds the updates a dynamic zone's file lacks. The checks
+// (-j, or -J for a `journal` option), which holds the UPDATEs a dynamic
+// zone's file lacks until named next writes it: the zone is read as named
+// loads it, file and journal (a journal out of sync with the file is
+// refused, as named refuses to load the zone). The checks
 // are off (-i none, -k/-n/-m/-M/-S/-T/-W/-r ignore): this reads, the
 // server's own options decided what it accepts.
 func NamedZoneReader(path string) ZoneReader {
-	return func(origin, file, dir string) ([]dns.RR, error) {
+	return func(origin, file, journal, dir string) ([]dns.RR, error) {
 		// The file is named as the import found it; named-checkzone runs
 		// in named's directory.
 		if abs, err := filepath.Abs(file); err == nil {
@@ -34,8 +39,16 @@ func NamedZoneReader(path string) ZoneReader {
 		if abs, err := filepath.Abs(dir); err == nil && dir != "" {
 			dir = abs
 		}
-		args := []string{"-D", "-o", "-", "-j", "-i", "none", "-k", "ignore", "-n", "ignore", "-m", "ignore", "-M", "ignore",
-			"-S", "ignore", "-T", "ignore", "-W", "ignore", "-r", "ignore", dns.Fqdn(origin), file}
+		jnl := []string{"-j"}
+		if journal != "" {
+			if abs, err := filepath.Abs(journal); err == nil {
+				journal = abs
+			}
+			jnl = []string{"-J", journal}
+		}
+		args := append([]string{"-D", "-o", "-"}, jnl...)
+		args = append(args, "-i", "none", "-k", "ignore", "-n", "ignore", "-m", "ignore", "-M", "ignore",
+			"-S", "ignore", "-T", "ignore", "-W", "ignore", "-r", "ignore", dns.Fqdn(origin), file)
 		cmd := exec.Command(path, args...)
 		cmd.Dir = dir
 		var out, errb bytes.Buffer

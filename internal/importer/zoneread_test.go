@@ -35,7 +35,7 @@ func TestParseZoneAgainstBIND(t *testing.T) {
 			if err := os.WriteFile(file, []byte(tc.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			bind, err := named("ex", file, dir)
+			bind, err := named("ex", file, "", dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -98,7 +98,7 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			im.lose(s, "a primary zone without a file")
 			return false
 		}
-		rrs, err := im.readZone(name, f.Arg(1))
+		rrs, err := im.readZone(name, view, f, opts["journal"])
 		var unread *UnreadableError
 		if errors.As(err, &unread) {
 			for _, r := range unread.Records {
@@ -211,7 +211,6 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 			if ok && len(els) == 1 && strings.HasPrefix(els[0], "key ") {
 				z.Spec.DynamicUpdate = true
 				z.Spec.UpdateKeyRef = im.keyRef(b, strings.Trim(strings.TrimPrefix(els[0], "key "), `"`))
-				im.noteJournal(z, opts["file"])
 				continue
 			}
 			im.lose(b, "allow-update other than one key: zone "+name+" is imported without dynamic updates, so every UPDATE it accepted is refused (bind-fn: dynamicUpdate with one updateKeyRef)")
@@ -220,7 +219,6 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 				z.Spec.DynamicUpdate = true
 				z.Spec.UpdateKeyRef = im.keyRef(b, k)
 				im.lose(b, "update-policy of zone "+name+" becomes allow-update { key "+k+"; } (the key may update any name in the zone)")
-				im.noteJournal(z, opts["file"])
 				continue
 			}
 			im.lose(b, "an update-policy bind-fn cannot express (one key granted the whole zone): zone "+name+" is imported without dynamic updates")
@@ -280,16 +278,27 @@ func (im *importer) defaultPolicy(b namedconf.Located) string {
 	return p.Name
 }
 
-// noteJournal reports a journal next to a dynamic zone's file: the file
-// alone lacks the updates since the last `rndc sync`.
-func (im *importer) noteJournal(z *v1alpha1.BindZone, f namedconf.Located) {
-	if f.Name() == "" || im.opt.Exists == nil || im.opt.ReadZone != nil { // BIND's reader applies the journal
+// noteJournal reports a zone's journal when miekg/dns reads the zone
+// (BIND's reader applies it): the UPDATEs applied since named last wrote
+// the file (a dynamic zone's, every 15 minutes or at rndc sync) are only in
+// the journal, so the file alone is older than what the server serves. The
+// journal is the zone's `journal` option, else the file's name + .jnl.
+func (im *importer) noteJournal(zone, view string, f, journal namedconf.Located) {
+	if im.opt.Exists == nil {
 		return
 	}
-	p := im.zonePath(f.Arg(1))
-	if im.opt.Exists(p + ".jnl") {
-		im.lose(f, "the zone has a journal ("+p+".jnl): updates since the last rndc sync are not in the file; run rndc sync -clean first, or import the zone with --axfr")
+	p := im.zonePath(f.Arg(1)) + ".jnl"
+	if journal.Name() != "" {
+		p = im.zonePath(journal.Arg(1))
 	}
+	if !im.opt.Exists(p) {
+		return
+	}
+	sync, axfr := "rndc sync -clean "+zone, zone
+	if view != "" {
+		sync, axfr = sync+" IN "+view, view+"/"+zone
+	}
+	im.lose(f, "zone "+zone+" has a journal ("+p+"): the UPDATEs since named last wrote the file are only there, and without named-checkzone the import reads the file alone; carry them: import where named-checkzone is installed (it applies the journal), or run `"+sync+"` on the server first, or transfer the zone live: `bind-fn import --axfr SERVER --zone "+axfr+"`")
 }
 
 // simpleUpdatePolicy reads `update-policy { grant K zonesub ANY; };`.
@@ -320,12 +329,17 @@ func (im *importer) zonePath(file string) string {
 	return filepath.Join(im.zoneDir, file)
 }
 
-// readZone reads a zone file as BIND reads it (Options.ReadZone), or
-// with miekg/dns, whose differences from BIND the file may hit are losses.
-func (im *importer) readZone(origin, file string) ([]dns.RR, error) {
-	p := im.zonePath(file)
+// readZone reads a zone as BIND serves it, its file and journal
+// (Options.ReadZone), or the file alone with miekg/dns, whose differences
+// from BIND the file may hit are losses, and a journal beside it too.
+func (im *importer) readZone(origin, view string, f, journal namedconf.Located) ([]dns.RR, error) {
+	p := im.zonePath(f.Arg(1))
 	if im.opt.ReadZone != nil {
-		return im.opt.ReadZone(origin, p, im.zoneDir)
+		j := ""
+		if journal.Name() != "" {
+			j = im.zonePath(journal.Arg(1))
+		}
+		return im.opt.ReadZone(origin, p, j, im.zoneDir)
 	}
 	data, err := im.opt.Read(p)
 	if err != nil {
@@ -334,6 +348,7 @@ func (im *importer) readZone(origin, file string) ([]dns.RR, error) {
 	rrs, err := ParseZone(origin, p, data, im.zoneDir)
 	if err == nil {
 		im.res.Losses = append(im.res.Losses, bindOnly(p, data)...)
+		im.noteJournal(origin, view, f, journal)
 	}
 	return rrs, err
 }

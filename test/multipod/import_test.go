@@ -34,7 +34,16 @@ type importCase struct {
 	queries []probeQuery
 	// losses the import must report (the lab then excuses nothing else).
 	losses int
+	// handover: an outside secondary of plain.example (ns2 of its NS set,
+	// at outsideIP) transfers from the original, then from the rendered
+	// primary; an edit of the zone reaches it and the rendered secondaries
+	// with the served serial + 1. journal: an UPDATE the original holds in
+	// dyn.example's journal only, which the import (of the files) carries.
+	handover, journal bool
 }
+
+// outsideIP is plain.example's ns2 (internal/importer/testdata/signed).
+const outsideIP = "198.18.10.21"
 
 type viewProbe struct {
 	key TSIG
@@ -50,6 +59,7 @@ type probeQuery struct {
 var (
 	xferKey     = TSIG{Name: "xfer", Secret: "oKeutbzDytHY3+bt9PsCCRAXHiUsMzpBSE9WXWRrcnk="}
 	internalKey = TSIG{Name: "internal-client", Secret: "aW50ZXJuYWwtY2xpZW50LWtleS1tYXRlcmlhbC0xMjM0NTY3ODkw"}
+	ddnsKey     = TSIG{Name: "ddns", Secret: "c2VjcmV0LWZvci1kZG5zLWtleS0xMjM0NTY3ODkwMTI="}
 )
 
 // TestImportLab proves `bind-fn import` on real BIND (docs/design.md#plan-import). For each
@@ -59,7 +69,11 @@ var (
 // key of the zone's view) and must hold the same RRsets (DNSSEC records
 // and the serial apart), unless the import reported the difference; sample
 // queries from a client of each view (and recursive ones through the
-// resolver) get the same answers from both.
+// resolver) get the same answers from both. The signed server's import
+// also carries an UPDATE that is only in a journal, and hands over: the
+// served serial is the floor (docs/import.md#serials) — an outside
+// secondary that held it from the original, switched to the rendered
+// primary, and the rendered secondaries take the first edit's serial.
 func TestImportLab(t *testing.T) {
 	agentBin := requirements(t)
 	if !ownLab(t) {
@@ -71,7 +85,7 @@ func TestImportLab(t *testing.T) {
 	}
 	// signed first: the views server transfers partner.example.net from it.
 	cases := []importCase{
-		{name: "signed", origIP: "198.18.10.20", podIP: pods(13), svc: "198.18.12.20", losses: 3, // update-policy; dyn.example's records agent-owned; no keys in zones/keys for secure.example
+		{name: "signed", origIP: "198.18.10.20", podIP: pods(13), svc: "198.18.12.20", losses: 3, handover: true, journal: true, // update-policy; dyn.example's records agent-owned; no keys in zones/keys for secure.example
 			views: map[string]viewProbe{"": {key: xferKey}},
 			queries: []probeQuery{{"ads.plain.example", dns.TypeA, labClient, false}, {"mail.plain.example", dns.TypeA, labClient, false},
 				{"phish.example", dns.TypeA, labClient, false}, {"www.secure.example", dns.TypeA, labClient, false}}},
@@ -115,6 +129,27 @@ func TestImportLab(t *testing.T) {
 				}
 			}
 
+			var outside *outsideSecondary
+			if tc.handover {
+				// An outside secondary of the original, listed in the zone's
+				// NS set (so the original, and the import, notify it).
+				outside = lab.startOutsideSecondary(t, "outside-"+tc.name, outsideIP, "plain.example", tc.origIP, xferKey)
+				waitSerial(t, "the outside secondary", outsideIP, "plain.example", 10, outside.log)
+			}
+			if tc.journal {
+				// named writes the UPDATE to the journal now, into the file
+				// 15 minutes later: the import reads the file meanwhile.
+				if err := update(tc.origIP, "dyn.example", ddnsKey, func(m *dns.Msg) {
+					m.Insert([]dns.RR{mustRR("fresh.dyn.example. 60 IN A 198.51.100.121")})
+				}); err != nil {
+					t.Fatalf("UPDATE to the original: %v", err)
+				}
+				file, _ := os.ReadFile(filepath.Join(dir, "zones", "dyn.example.db"))
+				if _, err := os.Stat(filepath.Join(dir, "zones", "dyn.example.db.jnl")); err != nil || strings.Contains(string(file), "fresh") {
+					t.Fatalf("the UPDATE is not in the journal only (journal: %v; file:\n%s)", err, file)
+				}
+			}
+
 			// The import, rendered and started.
 			conf, err := namedconf.ReadConf(filepath.Join(dir, "named.conf"), dir, os.ReadFile)
 			if err != nil {
@@ -128,6 +163,11 @@ func TestImportLab(t *testing.T) {
 				ReadZone: importer.NamedZoneReader(checkzone), SignedSerial: importer.NamedSignedSerial(checkzone)})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.journal {
+				if !holds(res.Zones, "dyn.example", "fresh.dyn.example.\t60\tIN\tA\t198.51.100.121") {
+					t.Errorf("the import of dyn.example's file lacks the UPDATE in its journal")
+				}
 			}
 			if tc.name == "signed" {
 				// A dynamic zone live from the server (--axfr), over its file.
@@ -151,7 +191,8 @@ func TestImportLab(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := renderInputs(t, Inputs(items), nil)
+			// From the import's state: the served serials.
+			r := renderInputs(t, Inputs(items), &Rendered{Objs: res.State})
 			// The key Secrets the import wrote apart (importExisting keys),
 			// as the user would create them.
 			for _, sec := range res.Secrets {
@@ -224,8 +265,56 @@ func TestImportLab(t *testing.T) {
 				}
 			}
 			t.Logf("%s: %d zones identical by AXFR, %d queries answered alike, %d statements reported not carried", tc.name, checked, len(tc.queries), len(res.Losses))
+			if tc.handover {
+				handOver(t, c, Inputs(items), r, outside)
+			}
 		})
 	}
+}
+
+// handOver: the rendered primary serves plain.example with the serial
+// the original served (10); the outside secondary, switched to it, keeps
+// it; an edited record renders serial 11, which the rendered secondaries
+// and the outside secondary (notified: it is ns2 of the zone) transfer.
+// With the serial pinned (imports before the floor) the edit's render was
+// refused: "cannot change zone ... without changing its serial 10".
+func handOver(t *testing.T, c *Cluster, items Inputs, r *Rendered, outside *outsideSecondary) {
+	t.Helper()
+	primary := c.Pods[0].Net.IP
+	for _, p := range c.Pods {
+		waitSerial(t, "rendered pod "+p.Name+", as imported", p.Net.IP, "plain.example", 10, p.Log)
+	}
+	outside.switchTo(t, primary)
+	waitSerial(t, "the outside secondary, switched to the rendered primary", outsideIP, "plain.example", 10, outside.log)
+	edited := items.Edit(t, "BindZone", "plain.example", func(obj map[string]any) {
+		for _, rec := range spec(obj)["records"].([]any) {
+			if rec := rec.(map[string]any); rec["name"] == "mail" {
+				rec["values"] = []any{"198.51.100.26"}
+			}
+		}
+	})
+	c.swap(renderInputs(t, edited, r))
+	for _, p := range c.Pods {
+		waitSerial(t, "rendered pod "+p.Name+", edited", p.Net.IP, "plain.example", 11, p.Log)
+	}
+	waitSerial(t, "the outside secondary, after the edit", outsideIP, "plain.example", 11, outside.log)
+	answerHas(t, "the outside secondary", outsideIP, "mail.plain.example", dns.TypeA, "198.51.100.26")
+}
+
+// holds says whether the import read record (as miekg/dns prints it) in
+// zone.
+func holds(zones []importer.Zone, zone, record string) bool {
+	for _, z := range zones {
+		if z.Name != zone {
+			continue
+		}
+		for _, rr := range z.RRs {
+			if rr.String() == record {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func withoutDNSSEC(rrs []dns.RR) []dns.RR {

@@ -211,16 +211,15 @@ func hasSOA(rrs []dns.RR) bool {
 	return false
 }
 
-// pinned is the serial the import carried for a zone (0: none).
+// pinned is the serial the import carried for a zone (0: none): the
+// served serial its render counts up from.
 func (v *verifier) pinned(view, zone string) uint32 {
-	c := v.clientOf(view)
-	for _, o := range v.opt.Result.Objects["zones.yaml"] {
-		z := o.(*v1alpha1.BindZone)
-		if z.Spec.ZoneName == zone && (view == "" || z.Spec.ViewRef == c.obj) && z.Spec.SOA != nil && z.Spec.SOA.Serial != nil {
-			return *z.Spec.SOA.Serial
-		}
+	obj := ""
+	if view != "" {
+		obj = v.clientOf(view).obj
 	}
-	return 0
+	s, _ := v.opt.Result.ServedSerial(obj, zone)
+	return s
 }
 
 func without(rrs []dns.RR) []dns.RR {

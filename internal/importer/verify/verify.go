@@ -372,7 +372,8 @@ func (v *verifier) startRendered() error {
 	if err != nil {
 		return err
 	}
-	objs, rs := pipeline.Run(pipeline.Input{Items: items}, render.Options{Rand: zeroRand{}})
+	// From the import's state: the served serials (Result.State).
+	objs, rs := pipeline.Run(pipeline.Input{Items: items, Previous: res.Previous()}, render.Options{Rand: zeroRand{}})
 	if rs.HasErrors() {
 		return fmt.Errorf("the imported package does not render: %v", rs)
 	}
