@@ -219,30 +219,6 @@ func TestParseProblems(t *testing.T) {
 	}
 }
 
-func TestDuration(t *testing.T) {
-	cases := map[string]struct {
-		in   string
-		want int64
-		err  bool
-	}{
-		"unlimited": {in: "unlimited", want: 0},
-		"year":      {in: "P1Y", want: 365 * 86400},
-		"days":      {in: "P90D", want: 90 * 86400},
-		"time":      {in: "PT1H30M", want: 5400},
-		"month":     {in: "P1M", want: 30 * 86400},
-		"mixed":     {in: "p1dt2s", want: 86402},
-		"no unit":   {in: "P1", err: true},
-		"bad":       {in: "1D", err: true},
-		"H in date": {in: "P1H", err: true},
-	}
-	for name, tc := range cases {
-		got, err := dnssec.Duration(tc.in)
-		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("%s: Duration(%q) = %d, %v; want %d, error %v", name, tc.in, got, err, tc.want, tc.err)
-		}
-	}
-}
-
 // TestDSMatchesBIND: the DS bind-fn prints is the one dnssec-dsfromkey prints.
 func TestDSMatchesBIND(t *testing.T) {
 	dsfromkey := bindtools.BINDPath(t, "dnssec-dsfromkey")

@@ -43,7 +43,7 @@ type Key struct {
 	// fields; no timing metadata), as BIND wrote them.
 	private []string
 	// Lifetime in seconds (0: unlimited), written to the .state file.
-	Lifetime int64
+	Lifetime uint64
 	// Stem is the file name stem Parse read the key under (<Stem>.key).
 	Stem string
 }
@@ -54,8 +54,10 @@ type Spec struct {
 	Algorithm uint8
 	// Bits of an RSA key (0: DefaultRSABits); ignored otherwise.
 	Bits int
-	// Lifetime in seconds, 0 for unlimited.
-	Lifetime int64
+	// Lifetime in seconds as BIND counts them, 0 for unlimited: the
+	// policy's duration parsed once by the model (model.Duration.Seconds,
+	// a month 31 days, a year 365), never read again here.
+	Lifetime uint64
 }
 
 // Tag is the key tag.

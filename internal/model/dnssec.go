@@ -18,13 +18,26 @@ const DefaultMaxZoneTTL = 86400
 // PolicyKey is one key of a dnssec-policy, defaults applied, every value
 // known to be valid.
 type PolicyKey struct {
+	// Field is the key's path in the policy (spec.keys[1]); the default
+	// key of a policy without keys has spec.keys.
+	Field string
 	// Role is csk, ksk or zsk.
 	Role string
 	// Algorithm is a lower-case mnemonic (or number) of an accepted
 	// vocab.DNSSEC algorithm, aliases resolved.
 	Algorithm string
-	Lifetime  Duration
-	Bits      *int32
+	// Lifetime as BIND reads it (unlimited when unset).
+	Lifetime Duration
+	Bits     *int32
+}
+
+// LifetimeSeconds is the key's lifetime as a .state file's Lifetime
+// records it: seconds, 0 for unlimited.
+func (k PolicyKey) LifetimeSeconds() uint64 {
+	if k.Lifetime.Unlimited {
+		return 0
+	}
+	return k.Lifetime.Seconds
 }
 
 // PolicyDuration is one duration option of a dnssec-policy.
@@ -44,6 +57,9 @@ func parsePolicy(p *DNSSECPolicy, rs *diag.Results) {
 	}
 	for i, k := range ks {
 		f := fmt.Sprintf("spec.keys[%d]", i)
+		if len(sp.Keys) == 0 {
+			f = "spec.keys"
+		}
 		ok := true
 		role := strings.ToLower(k.Role)
 		if role != "csk" && role != "ksk" && role != "zsk" {
@@ -71,7 +87,7 @@ func parsePolicy(p *DNSSECPolicy, rs *diag.Results) {
 			life = d
 		}
 		if ok {
-			p.Keys = append(p.Keys, PolicyKey{Role: role, Algorithm: alg, Lifetime: life, Bits: k.Bits})
+			p.Keys = append(p.Keys, PolicyKey{Field: f, Role: role, Algorithm: alg, Lifetime: life, Bits: k.Bits})
 		}
 	}
 	p.MaxZoneTTL = DefaultMaxZoneTTL

@@ -61,19 +61,12 @@ func PolicySpecs(p *model.DNSSECPolicy) ([]dnssec.Spec, bool) {
 		return nil, false
 	}
 	var out []dnssec.Spec
-	for i, k := range p.Keys {
+	for _, k := range p.Keys {
 		alg, err := dnssec.Algorithm(k.Algorithm)
 		if err != nil {
 			return nil, false
 		}
-		var life int64
-		if len(p.Spec.Keys) > 0 {
-			// The .state file's Lifetime, as dnssec counts it.
-			if life, err = dnssec.Duration(p.Spec.Keys[i].Lifetime); err != nil {
-				return nil, false
-			}
-		}
-		s := dnssec.Spec{Role: k.Role, Algorithm: alg, Lifetime: life}
+		s := dnssec.Spec{Role: k.Role, Algorithm: alg, Lifetime: k.LifetimeSeconds()}
 		if k.Bits != nil {
 			s.Bits = int(*k.Bits)
 		}
@@ -243,13 +236,12 @@ func rollWarnings(zones map[string]signedZone) diag.Results {
 			continue
 		}
 		seen[p] = true
-		for i, k := range p.Spec.Keys {
-			role := strings.ToLower(k.Role)
-			if role != dnssec.RoleKSK && role != dnssec.RoleCSK {
+		for _, k := range p.Keys {
+			if k.Role != dnssec.RoleKSK && k.Role != dnssec.RoleCSK {
 				continue
 			}
-			if life, err := dnssec.Duration(k.Lifetime); err == nil && life > 0 {
-				rs.Warnf(p.Src, fmt.Sprintf("spec.keys[%d].lifetime", i), "a %s with lifetime %s is rolled by named on the primary's volume, starting at its first start (bind-fn's keys are dated 2000-01-01): the successor and its DS are not in the DNSSEC key Secret, and a lost volume brings the original key back; use lifetime unlimited and roll a %s by adding the new key to the Secret (see README, DNSSEC)", strings.ToUpper(role), k.Lifetime, strings.ToUpper(role))
+			if k.LifetimeSeconds() > 0 {
+				rs.Warnf(p.Src, k.Field+".lifetime", "a %s with lifetime %s is rolled by named on the primary's volume, starting at its first start (bind-fn's keys are dated 2000-01-01): the successor and its DS are not in the DNSSEC key Secret, and a lost volume brings the original key back; use lifetime unlimited and roll a %s by adding the new key to the Secret (see README, DNSSEC)", strings.ToUpper(k.Role), k.Lifetime.Text, strings.ToUpper(k.Role))
 			}
 		}
 	}
