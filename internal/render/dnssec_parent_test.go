@@ -1,0 +1,234 @@
+package render_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/miekg/dns"
+
+	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/dnssec"
+	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/render"
+	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+)
+
+// parentFixture is the package of the lab's TestDNSSECParent (one source
+// for both): a signed parent and its signed child in cluster par.
+func parentFixture(t *testing.T) []model.Item {
+	t.Helper()
+	file := filepath.Join("..", "..", "test", "multipod", "testdata", "dnssec-parent.yaml")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := testutil.DecodeItems(file, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+// zoneText is the rendered zone file of zone (its $ORIGIN), from the
+// cluster's zones ConfigMaps.
+func zoneText(t *testing.T, c *testutil.Cluster, zone string) string {
+	t.Helper()
+	for _, cm := range c.ConfigMaps {
+		for _, text := range cm.Data {
+			if strings.HasPrefix(text, "$ORIGIN "+zone+"\n") {
+				return text
+			}
+		}
+	}
+	t.Fatalf("no zone file of %s rendered", zone)
+	return ""
+}
+
+// rrsIn parses a zone file with miekg/dns and returns the RRs of type typ
+// at owner, printed.
+func rrsIn(t *testing.T, text, owner string, typ uint16) []string {
+	t.Helper()
+	zp := dns.NewZoneParser(strings.NewReader(text), "", "")
+	var out []string
+	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
+		if rr.Header().Rrtype == typ && dns.CanonicalName(rr.Header().Name) == owner {
+			out = append(out, rr.String())
+		}
+	}
+	if err := zp.Err(); err != nil {
+		t.Fatalf("rendered zone file does not parse: %v", err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestDNSSECParentGetsChildDS: the parent zone's file holds the DS of the
+// child's KSK, one per digest type of the child's policy, made from the
+// keys the same render ships; a re-render from its own output keeps them,
+// and the child's named.conf asks the cluster itself for the DS.
+func TestDNSSECParentGetsChildDS(t *testing.T) {
+	objs, _ := mustRun(t, parentFixture(t), nil, &testutil.DetRand{})
+	c := testutil.Clusters(t, objs)["par"]
+	keys, probs := dnssec.Parse(c.Secrets[layout.DNSSECSecretName("par")].Data)
+	if len(probs) != 0 {
+		t.Fatal(probs)
+	}
+	var want []string
+	for _, k := range keys {
+		if k.Zone() == "child.parent.example." && k.SEP() {
+			for _, d := range []uint8{dns.SHA256, dns.SHA384} {
+				ds := k.DNSKEY.ToDS(d)
+				ds.Hdr.Ttl = 86400 // the child policy's parent-ds-ttl: BIND's default
+				want = append(want, ds.String())
+			}
+		}
+	}
+	slices.Sort(want)
+	if len(want) != 2 {
+		t.Fatalf("the child has %d DS from its KSK, want 2 (sha-256, sha-384)", len(want))
+	}
+	got := rrsIn(t, zoneText(t, c, "parent.example."), "child.parent.example.", dns.TypeDS)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("DS in the parent's zone file (-child's keys +rendered):\n%s", diff)
+	}
+	again, _ := mustRun(t, parentFixture(t), previous(t, objs), noRand{})
+	if diff := cmp.Diff(zoneText(t, c, "parent.example."), zoneText(t, testutil.Clusters(t, again)["par"], "parent.example.")); diff != "" {
+		t.Errorf("a re-render from the previous output changed the parent (-first +again):\n%s", diff)
+	}
+	conf := c.ConfigMaps[layout.ConfigMapName("par")].Data[layout.NamedConfPrimary]
+	for _, s := range []string{"parental-agents { 127.0.0.1; };", "checkds explicit;", "cdnskey yes;", `cds-digest-types {`} {
+		if !strings.Contains(conf, s) {
+			t.Errorf("the primary's named.conf lacks %q:\n%s", s, conf)
+		}
+	}
+}
+
+// TestDNSSECParentOptions: what a policy says about the parent, checked
+// with a located error each, and what a BIND 9.18 cluster cannot honour.
+func TestDNSSECParentOptions(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		edit   func(kind, name string, obj map[string]any)
+		want   []string // "Kind field" of each error
+	}{
+		"fine": {reason: "the fixture renders"},
+		"9.18 digests": {
+			reason: "BIND 9.18 publishes a SHA-256 CDS only: sha-384 is refused where 9.18 runs; cdnskey true and checkds explicit with agents are what 9.18 does, so they pass",
+			edit: func(kind, _ string, obj map[string]any) {
+				if kind == "BindCluster" {
+					obj["spec"].(map[string]any)["image"] = "internetsystemsconsortium/bind9:9.18"
+				}
+			},
+			want: []string{"BindDNSSECPolicy spec.cdsDigestTypes"},
+		},
+		"9.18 checkds yes": {
+			reason: "9.18 never asks the parent's NS",
+			edit: func(kind, name string, obj map[string]any) {
+				if kind == "BindCluster" {
+					obj["spec"].(map[string]any)["image"] = "registry.example/bind9:9.18.28"
+				}
+				if kind == "BindDNSSECPolicy" && name == "child" {
+					obj["spec"].(map[string]any)["checkDS"] = "yes"
+					obj["spec"].(map[string]any)["cdsDigestTypes"] = []any{"sha-256"}
+					obj["spec"].(map[string]any)["cdnskey"] = false
+				}
+			},
+			want: []string{"BindDNSSECPolicy spec.cdnskey", "BindDNSSECPolicy spec.checkDS"},
+		},
+		"bad digest": {
+			reason: "SHA-1 is refused (RFC 8624), and a digest type listed twice",
+			edit: func(kind, name string, obj map[string]any) {
+				if kind == "BindDNSSECPolicy" && name == "child" {
+					obj["spec"].(map[string]any)["cdsDigestTypes"] = []any{"sha-1", "sha-256", "SHA-256"}
+				}
+			},
+			want: []string{"BindDNSSECPolicy spec.cdsDigestTypes[0]", "BindDNSSECPolicy spec.cdsDigestTypes[2]"},
+		},
+		"bad agent": {
+			reason: "parental agents are addresses (BIND takes no names)",
+			edit: func(kind, name string, obj map[string]any) {
+				if kind == "BindDNSSECPolicy" && name == "child" {
+					obj["spec"].(map[string]any)["parentalAgents"] = map[string]any{"addresses": []any{"192.0.2.1:5353", "ns1.example.", "[2001:db8::1]:53"}}
+				}
+			},
+			want: []string{"BindDNSSECPolicy spec.parentalAgents.addresses[1]"},
+		},
+		"no parent in cluster": {
+			reason: "parentInCluster on a zone whose parent the cluster does not serve",
+			edit: func(kind, name string, obj map[string]any) {
+				if kind == "BindDNSSECPolicy" && name == "parent" {
+					obj["spec"].(map[string]any)["parentalAgents"] = map[string]any{"parentInCluster": true}
+				}
+			},
+			want: []string{"BindDNSSECPolicy spec.parentalAgents.parentInCluster"},
+		},
+		"own DS": {
+			reason: "the parent's own DS at the child's name would be a second source for the RRset",
+			edit: func(kind, name string, obj map[string]any) {
+				if kind == "BindZone" && name == "parent-example" {
+					recs := obj["spec"].(map[string]any)["records"].([]any)
+					obj["spec"].(map[string]any)["records"] = append(recs, map[string]any{"name": "child", "type": "DS", "values": []any{"1 13 2 " + strings.Repeat("AB", 32)}})
+				}
+			},
+			want: []string{"BindZone spec.records"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			items := parentFixture(t)
+			if tc.edit != nil {
+				for _, kn := range [][2]string{{"BindCluster", "par"}, {"BindDNSSECPolicy", "parent"}, {"BindDNSSECPolicy", "child"}, {"BindZone", "parent-example"}} {
+					items = testutil.EditItem(t, items, kn[0], kn[1], func(obj map[string]any) { tc.edit(kn[0], kn[1], obj) })
+				}
+			}
+			_, rs := runRand(items, nil, &testutil.DetRand{})
+			var got []string
+			for _, r := range rs {
+				if r.Severity == diag.Error {
+					got = append(got, r.Source.Ref.Kind+" "+r.Field)
+				}
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s: errors (-want +got):\n%s\n%v", tc.reason, diff, rs)
+			}
+		})
+	}
+}
+
+// TestDNSSECParentCheckConf: the child's and parent's statements load in
+// real named-checkconf of BIND 9.20 (every option: parental-agents,
+// checkds, cdnskey, cds-digest-types) and, on a cluster whose image is
+// 9.18, in BIND 9.18 with what it reads.
+func TestDNSSECParentCheckConf(t *testing.T) {
+	bindtools.RequireBIND(t)
+	check := func(t *testing.T, r bindtools.Release, items []model.Item) {
+		objs, _ := mustRun(t, items, nil, &testutil.DetRand{})
+		c := testutil.Clusters(t, objs)["par"]
+		root := t.TempDir()
+		testutil.LayPod(t, root, c)
+		for _, f := range []string{layout.NamedConfPrimary, layout.NamedConfSecondary} {
+			if out, err := r.NamedCheckconf(t, root, layout.ConfigFile(f)); err != nil {
+				t.Errorf("%s %s: named-checkconf -z: %v\n%s", r, f, err, out)
+			}
+		}
+	}
+	t.Run("9.20", func(t *testing.T) { check(t, bindtools.BIND920, parentFixture(t)) })
+	t.Run("9.18", func(t *testing.T) {
+		items := testutil.EditItem(t, parentFixture(t), "BindCluster", "par", func(obj map[string]any) {
+			obj["spec"].(map[string]any)["image"] = "internetsystemsconsortium/bind9:9.18"
+		})
+		items = testutil.EditItem(t, items, "BindDNSSECPolicy", "child", func(obj map[string]any) {
+			obj["spec"].(map[string]any)["cdsDigestTypes"] = []any{"sha-256"}
+		})
+		check(t, bindtools.BIND918, items)
+	})
+}
+
+var _ = render.Options{}
