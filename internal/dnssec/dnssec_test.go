@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -399,4 +400,124 @@ func signed(addr string) bool {
 		}
 	}
 	return false
+}
+
+// TestBINDSelectsRenderedSuccessor is the step a rendered rollover rests
+// on (docs/dnssec.md): named of every release signs with a rendered KSK
+// and ZSK, a third key written with SuccessorKeyFile and
+// SuccessorPrivateFile lies in the key-directory, and when the KSK is
+// rolled (rndc dnssec -rollover) named selects that key as its successor
+// and serves it, instead of generating one of its own.
+func TestBINDSelectsRenderedSuccessor(t *testing.T) {
+	for _, r := range bindtools.Releases {
+		t.Run(r.Name, func(t *testing.T) { testBINDSelectsRenderedSuccessor(t, r) })
+	}
+}
+
+func testBINDSelectsRenderedSuccessor(t *testing.T, r bindtools.Release) {
+	dir := t.TempDir()
+	keyDir := filepath.Join(dir, "keys")
+	specs := []dnssec.Spec{spec(dnssec.RoleKSK, dns.ECDSAP256SHA256, 0), spec(dnssec.RoleZSK, dns.ECDSAP256SHA256, 0)}
+	keys, _, err := dnssec.ZoneKeys("example.test.", specs, nil, &testutil.DetRand{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		testutil.WriteFile(t, filepath.Join(keyDir, k.Base()+dnssec.SuffixKey), k.KeyFile())
+		testutil.WriteFile(t, filepath.Join(keyDir, k.Base()+dnssec.SuffixPrivate), k.PrivateFile())
+		testutil.WriteFile(t, filepath.Join(keyDir, k.Base()+dnssec.SuffixState), k.StateFile())
+	}
+	succ, err := dnssec.Generate(bytes.NewReader(bytes.Repeat([]byte{77}, 64)), "example.test.", specs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, filepath.Join(keyDir, succ.Base()+dnssec.SuffixKey), succ.SuccessorKeyFile())
+	testutil.WriteFile(t, filepath.Join(keyDir, succ.Base()+dnssec.SuffixPrivate), succ.SuccessorPrivateFile())
+	ksk := keys[0]
+	if !ksk.SEP() {
+		ksk = keys[1]
+	}
+
+	port, ctl := bindtools.FreePort(t), bindtools.FreePort(t)
+	rndcKey := filepath.Join(dir, "rndc.key")
+	testutil.WriteFile(t, rndcKey, []byte("key \"rndc-key\" { algorithm hmac-sha256; secret \"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=\"; };\n"))
+	testutil.WriteFile(t, filepath.Join(dir, "db"), []byte("$TTL 300\n@ SOA ns hm 1 300 60 1209600 60\n@ NS ns\nns A 127.0.0.1\nwww A 192.0.2.1\n"))
+	testutil.WriteFile(t, filepath.Join(dir, "named.conf"), []byte(fmt.Sprintf(`options { directory %q; listen-on port %d { 127.0.0.1; }; listen-on-v6 { none; }; pid-file none; recursion no; };
+include %q;
+controls { inet 127.0.0.1 port %d allow { 127.0.0.1; } keys { "rndc-key"; }; };
+dnssec-policy "p" { keys { ksk lifetime unlimited algorithm ecdsap256sha256; zsk lifetime unlimited algorithm ecdsap256sha256; }; };
+zone "example.test" { type primary; file "db"; dnssec-policy "p"; inline-signing yes; key-directory %q; };
+`, dir, port, rndcKey, ctl, keyDir)))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var log syncBuffer
+	argv := r.Argv(t, false, "named", "-g", "-c", filepath.Join(dir, "named.conf"))
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), r.Env(t)...)
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = cmd.Wait() }()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	serves := func(want []string) error {
+		got := dnskeyTags(addr)
+		if !cmp.Equal(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })) || !signed(addr) {
+			return fmt.Errorf("named serves DNSKEYs %v (signed: %v), want %v", got, signed(addr), want)
+		}
+		return nil
+	}
+	before := []string{fmt.Sprint(keys[0].Tag()), fmt.Sprint(keys[1].Tag())}
+	if err := waitFor(func() error { return serves(before) }); err != nil {
+		t.Fatalf("before the roll: %v\nnamed log:\n%s", err, log.String())
+	}
+	rargv := r.Argv(t, false, "rndc", "-k", rndcKey, "-s", "127.0.0.1", "-p", fmt.Sprint(ctl), "dnssec", "-rollover", "-key", fmt.Sprint(ksk.Tag()), "example.test")
+	rc := exec.Command(rargv[0], rargv[1:]...)
+	rc.Env = append(os.Environ(), r.Env(t)...)
+	if out, err := rc.CombinedOutput(); err != nil {
+		t.Fatalf("rndc dnssec -rollover: %v\n%s", err, out)
+	}
+	selected := fmt.Sprintf("example.test/ECDSAP256SHA256/%d (KSK) selected for policy p", succ.Tag())
+	if err := waitFor(func() error {
+		if !strings.Contains(log.String(), selected) {
+			return fmt.Errorf("named did not log %q", selected)
+		}
+		return serves(append(before, fmt.Sprint(succ.Tag())))
+	}); err != nil {
+		t.Fatalf("after rndc dnssec -rollover: %v\nnamed log:\n%s", err, log.String())
+	}
+	if strings.Contains(log.String(), "created for policy") {
+		t.Errorf("named made a key of its own:\n%s", log.String())
+	}
+}
+
+// waitFor polls f until it succeeds or bindtools.Hang passes (a hang
+// bound, not a timing assertion).
+func waitFor(f func() error) error {
+	deadline := time.Now().Add(bindtools.Hang)
+	for {
+		err := f()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// syncBuffer is a bytes.Buffer that named's output and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
