@@ -14,6 +14,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/dnssec"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/plan"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
@@ -232,3 +233,45 @@ func TestDNSSECParentCheckConf(t *testing.T) {
 }
 
 var _ = render.Options{}
+
+// TestDNSSECParentDSInPlan: delegating the child (its NS added to the
+// parent) brings the child's DS into the parent, and bind-fn plan's
+// report of the change names the DS records.
+func TestDNSSECParentDSInPlan(t *testing.T) {
+	undelegated := testutil.EditItem(t, parentFixture(t), "BindZone", "parent-example", func(obj map[string]any) {
+		sp := obj["spec"].(map[string]any)
+		var keep []any
+		for _, r := range sp["records"].([]any) {
+			if r.(map[string]any)["type"] != "NS" {
+				keep = append(keep, r)
+			}
+		}
+		sp["records"] = keep
+	})
+	before, _ := mustRun(t, undelegated, nil, &testutil.DetRand{})
+	after, _ := mustRun(t, parentFixture(t), previous(t, before), noRand{})
+	oldObjs, err := plan.FromRender(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newObjs, err := plan.FromRender(after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Compare(oldObjs, newObjs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := p.Markdown(plan.Limits{RRsets: 100, Zones: 10, ZoneLines: 10, Config: 100})
+	c := testutil.Clusters(t, after)["par"]
+	for _, ds := range rrsIn(t, zoneText(t, c, "parent.example."), "child.parent.example.", dns.TypeDS) {
+		rr, err := dns.NewRR(ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		digest := strings.ToUpper(rr.(*dns.DS).Digest)
+		if !strings.Contains(strings.ToUpper(md), digest) {
+			t.Errorf("the plan does not show the DS with digest %s:\n%s", digest, md)
+		}
+	}
+}
