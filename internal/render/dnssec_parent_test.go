@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
 	"git.unkin.net/unkin/bind-fn/internal/dnssec"
@@ -273,5 +275,57 @@ func TestDNSSECParentDSInPlan(t *testing.T) {
 		if !strings.Contains(strings.ToUpper(md), digest) {
 			t.Errorf("the plan does not show the DS with digest %s:\n%s", digest, md)
 		}
+	}
+}
+
+// TestDNSSECParentFollowsRekey: when the child is re-keyed on purpose (its
+// key files and the record of the last keys removed from the package, as
+// README "DNSSEC" says), the same render writes the new KSK's DS into the
+// parent: the parent never carries a DS of keys the Secret no longer has.
+func TestDNSSECParentFollowsRekey(t *testing.T) {
+	first, _ := mustRun(t, parentFixture(t), nil, &testutil.DetRand{})
+	var kept []render.Object
+	for _, o := range first {
+		switch v := o.Obj.(type) {
+		case *corev1.ConfigMap:
+			if v.Name == layout.DSConfigMapName("par") {
+				continue
+			}
+		case *corev1.Secret:
+			if v.Name == layout.DNSSECSecretName("par") {
+				s := v.DeepCopy()
+				for name := range s.Data {
+					if strings.HasPrefix(name, "Kchild.parent.example.") {
+						delete(s.Data, name)
+					}
+				}
+				o.Obj = s
+			}
+		}
+		kept = append(kept, o)
+	}
+	second, _ := mustRun(t, parentFixture(t), previous(t, kept), bytes.NewReader(bytes.Repeat([]byte{42}, 4096)))
+	c := testutil.Clusters(t, second)["par"]
+	keys, probs := dnssec.Parse(c.Secrets[layout.DNSSECSecretName("par")].Data)
+	if len(probs) != 0 {
+		t.Fatal(probs)
+	}
+	var want []string
+	for _, k := range keys {
+		if k.Zone() == "child.parent.example." && k.SEP() {
+			for _, d := range []uint8{dns.SHA256, dns.SHA384} {
+				ds := k.DNSKEY.ToDS(d)
+				ds.Hdr.Ttl = 86400
+				want = append(want, ds.String())
+			}
+		}
+	}
+	slices.Sort(want)
+	got := rrsIn(t, zoneText(t, c, "parent.example."), "child.parent.example.", dns.TypeDS)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the parent's DS after a re-key (-new keys +rendered):\n%s", diff)
+	}
+	if old := rrsIn(t, zoneText(t, testutil.Clusters(t, first)["par"], "parent.example."), "child.parent.example.", dns.TypeDS); cmp.Equal(old, got) {
+		t.Errorf("the re-key left the parent's DS as it was: %v", got)
 	}
 }
