@@ -33,6 +33,21 @@ type NSEC3Spec struct {
 	SaltLength int32 `json:"saltLength,omitempty"`
 }
 
+// ParentalAgents are the servers named asks for a zone's DS at its parent
+// (BIND parental-agents): during a KSK rollover it waits until they serve
+// the successor's DS (and no longer the predecessor's) before it moves on.
+type ParentalAgents struct {
+	// Addresses of the parent zone's servers: an IP address, or an IP
+	// address and port (192.0.2.53:5353, [2001:db8::53]:5353).
+	// +optional
+	Addresses []string `json:"addresses,omitempty"`
+	// ParentInCluster: the parent of each zone of the policy is a primary
+	// BindZone of the same BindCluster, which the render writes the
+	// child's DS into; named asks itself (127.0.0.1).
+	// +optional
+	ParentInCluster bool `json:"parentInCluster,omitempty"`
+}
+
 // BindDNSSECPolicySpec is a BIND dnssec-policy.
 type BindDNSSECPolicySpec struct {
 	// ClusterRef scopes the policy to one cluster; empty shares it.
@@ -51,6 +66,27 @@ type BindDNSSECPolicySpec struct {
 	// NSEC3 parameters; NSEC when absent.
 	// +optional
 	NSEC3 *NSEC3Spec `json:"nsec3,omitempty"`
+
+	// CDNSKEY publishes a CDNSKEY record beside the CDS records while the
+	// parent may take a new DS (BIND 9.20 cdnskey; default true). BIND 9.18
+	// always publishes it: false needs BIND 9.20.
+	// +optional
+	CDNSKEY *bool `json:"cdnskey,omitempty"`
+	// CDSDigestTypes are the digest types of the CDS records (BIND 9.20
+	// cds-digest-types; default sha-256). BIND 9.18 publishes SHA-256 only.
+	// +optional
+	CDSDigestTypes []string `json:"cdsDigestTypes,omitempty"`
+	// ParentalAgents: where named checks the DS of each zone of the policy.
+	// +optional
+	ParentalAgents *ParentalAgents `json:"parentalAgents,omitempty"`
+	// CheckDS is BIND 9.20's checkds: explicit (ask the parental agents
+	// only; the default with parentalAgents), yes (ask the servers of the
+	// parent's NS RRset; the default without), no (wait for rndc dnssec
+	// -checkds). BIND 9.18 behaves as explicit with parentalAgents and as
+	// no without: another value needs BIND 9.20.
+	// +kubebuilder:validation:Enum=yes;no;explicit
+	// +optional
+	CheckDS string `json:"checkDS,omitempty"`
 
 	// Durations, as ISO 8601 ("PT1H", "P14D").
 	// +optional

@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -219,30 +221,6 @@ func TestParseProblems(t *testing.T) {
 	}
 }
 
-func TestDuration(t *testing.T) {
-	cases := map[string]struct {
-		in   string
-		want int64
-		err  bool
-	}{
-		"unlimited": {in: "unlimited", want: 0},
-		"year":      {in: "P1Y", want: 365 * 86400},
-		"days":      {in: "P90D", want: 90 * 86400},
-		"time":      {in: "PT1H30M", want: 5400},
-		"month":     {in: "P1M", want: 30 * 86400},
-		"mixed":     {in: "p1dt2s", want: 86402},
-		"no unit":   {in: "P1", err: true},
-		"bad":       {in: "1D", err: true},
-		"H in date": {in: "P1H", err: true},
-	}
-	for name, tc := range cases {
-		got, err := dnssec.Duration(tc.in)
-		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("%s: Duration(%q) = %d, %v; want %d, error %v", name, tc.in, got, err, tc.want, tc.err)
-		}
-	}
-}
-
 // TestDSMatchesBIND: the DS bind-fn prints is the one dnssec-dsfromkey prints.
 func TestDSMatchesBIND(t *testing.T) {
 	dsfromkey := bindtools.BINDPath(t, "dnssec-dsfromkey")
@@ -423,4 +401,262 @@ func signed(addr string) bool {
 		}
 	}
 	return false
+}
+
+// TestBINDSelectsRenderedSuccessor is the step a rendered rollover rests
+// on (docs/dnssec.md): named of every release signs with a rendered KSK
+// and ZSK, a third key written with SuccessorKeyFile and
+// SuccessorPrivateFile lies in the key-directory, and when the KSK is
+// rolled (rndc dnssec -rollover) named selects that key as its successor
+// and serves it, instead of generating one of its own.
+func TestBINDSelectsRenderedSuccessor(t *testing.T) {
+	for _, r := range bindtools.Releases {
+		t.Run(r.Name, func(t *testing.T) { testBINDSelectsRenderedSuccessor(t, r) })
+	}
+}
+
+func testBINDSelectsRenderedSuccessor(t *testing.T, r bindtools.Release) {
+	dir := t.TempDir()
+	keyDir := filepath.Join(dir, "keys")
+	specs := []dnssec.Spec{spec(dnssec.RoleKSK, dns.ECDSAP256SHA256, 0), spec(dnssec.RoleZSK, dns.ECDSAP256SHA256, 0)}
+	keys, _, err := dnssec.ZoneKeys("example.test.", specs, nil, &testutil.DetRand{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		testutil.WriteFile(t, filepath.Join(keyDir, k.Base()+dnssec.SuffixKey), k.KeyFile())
+		testutil.WriteFile(t, filepath.Join(keyDir, k.Base()+dnssec.SuffixPrivate), k.PrivateFile())
+		testutil.WriteFile(t, filepath.Join(keyDir, k.Base()+dnssec.SuffixState), k.StateFile())
+	}
+	succ, err := dnssec.Generate(bytes.NewReader(bytes.Repeat([]byte{77}, 64)), "example.test.", specs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, filepath.Join(keyDir, succ.Base()+dnssec.SuffixKey), succ.SuccessorKeyFile())
+	testutil.WriteFile(t, filepath.Join(keyDir, succ.Base()+dnssec.SuffixPrivate), succ.SuccessorPrivateFile())
+	ksk := keys[0]
+	if !ksk.SEP() {
+		ksk = keys[1]
+	}
+
+	port, ctl := bindtools.FreePort(t), bindtools.FreePort(t)
+	rndcKey := filepath.Join(dir, "rndc.key")
+	testutil.WriteFile(t, rndcKey, []byte("key \"rndc-key\" { algorithm hmac-sha256; secret \"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=\"; };\n"))
+	testutil.WriteFile(t, filepath.Join(dir, "db"), []byte("$TTL 300\n@ SOA ns hm 1 300 60 1209600 60\n@ NS ns\nns A 127.0.0.1\nwww A 192.0.2.1\n"))
+	testutil.WriteFile(t, filepath.Join(dir, "named.conf"), []byte(fmt.Sprintf(`options { directory %q; listen-on port %d { 127.0.0.1; }; listen-on-v6 { none; }; pid-file none; recursion no; };
+include %q;
+controls { inet 127.0.0.1 port %d allow { 127.0.0.1; } keys { "rndc-key"; }; };
+dnssec-policy "p" { keys { ksk lifetime unlimited algorithm ecdsap256sha256; zsk lifetime unlimited algorithm ecdsap256sha256; }; };
+zone "example.test" { type primary; file "db"; dnssec-policy "p"; inline-signing yes; key-directory %q; };
+`, dir, port, rndcKey, ctl, keyDir)))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var log syncBuffer
+	argv := r.Argv(t, false, "named", "-g", "-c", filepath.Join(dir, "named.conf"))
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), r.Env(t)...)
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = cmd.Wait() }()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	serves := func(want []string) error {
+		got := dnskeyTags(addr)
+		if !cmp.Equal(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })) || !signed(addr) {
+			return fmt.Errorf("named serves DNSKEYs %v (signed: %v), want %v", got, signed(addr), want)
+		}
+		return nil
+	}
+	before := []string{fmt.Sprint(keys[0].Tag()), fmt.Sprint(keys[1].Tag())}
+	if err := waitFor(func() error { return serves(before) }); err != nil {
+		t.Fatalf("before the roll: %v\nnamed log:\n%s", err, log.String())
+	}
+	rargv := r.Argv(t, false, "rndc", "-k", rndcKey, "-s", "127.0.0.1", "-p", fmt.Sprint(ctl), "dnssec", "-rollover", "-key", fmt.Sprint(ksk.Tag()), "example.test")
+	rc := exec.Command(rargv[0], rargv[1:]...)
+	rc.Env = append(os.Environ(), r.Env(t)...)
+	if out, err := rc.CombinedOutput(); err != nil {
+		t.Fatalf("rndc dnssec -rollover: %v\n%s", err, out)
+	}
+	selected := fmt.Sprintf("example.test/ECDSAP256SHA256/%d (KSK) selected for policy p", succ.Tag())
+	if err := waitFor(func() error {
+		if !strings.Contains(log.String(), selected) {
+			return fmt.Errorf("named did not log %q", selected)
+		}
+		return serves(append(before, fmt.Sprint(succ.Tag())))
+	}); err != nil {
+		t.Fatalf("after rndc dnssec -rollover: %v\nnamed log:\n%s", err, log.String())
+	}
+	if strings.Contains(log.String(), "created for policy") {
+		t.Errorf("named made a key of its own:\n%s", log.String())
+	}
+}
+
+// waitFor polls f until it succeeds or bindtools.Hang passes (a hang
+// bound, not a timing assertion).
+func waitFor(f func() error) error {
+	deadline := time.Now().Add(bindtools.Hang)
+	for {
+		err := f()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// syncBuffer is a bytes.Buffer that named's output and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestBINDCheckDSSeesRenderedDS: named asks its parental agent for the
+// DS during a KSK rollover and sees the one a parent zone carries. The
+// parent, test., is served by the same named (as a parent zone bind-fn
+// serves in the cluster: parental-agents 127.0.0.1) and holds the DS of
+// the rendered KSK and of the rendered successor, as the render writes a
+// child's DS set into its parent; the policy's times are seconds so the
+// roll reaches the DS step within the test.
+func TestBINDCheckDSSeesRenderedDS(t *testing.T) {
+	for _, r := range bindtools.Releases {
+		t.Run(r.Name, func(t *testing.T) { testBINDCheckDS(t, r) })
+	}
+}
+
+func testBINDCheckDS(t *testing.T, r bindtools.Release) {
+	dir := t.TempDir()
+	keyDir := filepath.Join(dir, "keys")
+	specs := []dnssec.Spec{spec(dnssec.RoleKSK, dns.ECDSAP256SHA256, 0), spec(dnssec.RoleZSK, dns.ECDSAP256SHA256, 0)}
+	keys, _, err := dnssec.ZoneKeys("example.test.", specs, nil, &testutil.DetRand{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		testutil.WriteFile(t, filepath.Join(keyDir, k.Base()+dnssec.SuffixKey), k.KeyFile())
+		testutil.WriteFile(t, filepath.Join(keyDir, k.Base()+dnssec.SuffixPrivate), k.PrivateFile())
+		testutil.WriteFile(t, filepath.Join(keyDir, k.Base()+dnssec.SuffixState), k.StateFile())
+	}
+	succ, err := dnssec.Generate(bytes.NewReader(bytes.Repeat([]byte{77}, 64)), "example.test.", specs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, filepath.Join(keyDir, succ.Base()+dnssec.SuffixKey), succ.SuccessorKeyFile())
+	testutil.WriteFile(t, filepath.Join(keyDir, succ.Base()+dnssec.SuffixPrivate), succ.SuccessorPrivateFile())
+	ksk := keys[0]
+	if !ksk.SEP() {
+		ksk = keys[1]
+	}
+	// The parent: the DS set of both KSKs at the delegation.
+	parent := "$TTL 1\n@ SOA ns hm 1 300 60 1209600 1\n@ NS ns\nns A 127.0.0.1\nexample NS ns\n"
+	for _, k := range []*dnssec.Key{ksk, succ} {
+		ds := k.DS()
+		ds.Hdr.Ttl = 1
+		parent += ds.String() + "\n"
+	}
+	testutil.WriteFile(t, filepath.Join(dir, "parent.db"), []byte(parent))
+	testutil.WriteFile(t, filepath.Join(dir, "db"), []byte("$TTL 1\n@ SOA ns.test. hm 1 300 60 1209600 1\n@ NS ns.test.\nwww A 192.0.2.1\n"))
+
+	port, ctl := bindtools.FreePort(t), bindtools.FreePort(t)
+	rndcKey := filepath.Join(dir, "rndc.key")
+	testutil.WriteFile(t, rndcKey, []byte("key \"rndc-key\" { algorithm hmac-sha256; secret \"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=\"; };\n"))
+	checkds := ""
+	if r.Name != "9.18" {
+		checkds = "checkds explicit;"
+	}
+	testutil.WriteFile(t, filepath.Join(dir, "named.conf"), []byte(fmt.Sprintf(`options { directory %q; listen-on port %d { 127.0.0.1; }; listen-on-v6 { none; }; pid-file none; recursion no; dnssec-validation no; };
+include %q;
+controls { inet 127.0.0.1 port %d allow { 127.0.0.1; } keys { "rndc-key"; }; };
+dnssec-policy "p" {
+	keys { ksk lifetime unlimited algorithm ecdsap256sha256; zsk lifetime unlimited algorithm ecdsap256sha256; };
+	dnskey-ttl PT1S; max-zone-ttl PT1S; publish-safety PT1S; retire-safety PT1S;
+	zone-propagation-delay PT1S; parent-ds-ttl PT1S; parent-propagation-delay PT1S;
+};
+zone "test" { type primary; file "parent.db"; };
+zone "example.test" { type primary; file "db"; dnssec-policy "p"; inline-signing yes; key-directory %q;
+	parental-agents { 127.0.0.1 port %d; }; %s };
+`, dir, port, rndcKey, ctl, keyDir, port, checkds)))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var log syncBuffer
+	argv := r.Argv(t, false, "named", "-g", "-c", filepath.Join(dir, "named.conf"))
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), r.Env(t)...)
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = cmd.Wait() }()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	if err := waitFor(func() error {
+		if !signed(addr) {
+			return fmt.Errorf("example.test is not signed yet")
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("%v\nnamed log:\n%s", err, log.String())
+	}
+	rargv := r.Argv(t, false, "rndc", "-k", rndcKey, "-s", "127.0.0.1", "-p", fmt.Sprint(ctl), "dnssec", "-rollover", "-key", fmt.Sprint(ksk.Tag()), "example.test")
+	rc := exec.Command(rargv[0], rargv[1:]...)
+	rc.Env = append(os.Environ(), r.Env(t)...)
+	if out, err := rc.CombinedOutput(); err != nil {
+		t.Fatalf("rndc dnssec -rollover: %v\n%s", err, out)
+	}
+	// named asks the parental agents at a key event once the successor's
+	// CDS is out (its DS "rumoured"); the next one after that is an hour
+	// away (dnssec-loadkeys-interval), so the test asks for it with rndc
+	// loadkeys, as an operator (or the agent) would.
+	if err := waitFor(func() error {
+		if !slices.Contains(cdsTags(addr), succ.Tag()) {
+			return fmt.Errorf("named serves no CDS of the successor %d", succ.Tag())
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("%v\nnamed log:\n%s", err, log.String())
+	}
+	largv := r.Argv(t, false, "rndc", "-k", rndcKey, "-s", "127.0.0.1", "-p", fmt.Sprint(ctl), "loadkeys", "example.test")
+	lc := exec.Command(largv[0], largv[1:]...)
+	lc.Env = append(os.Environ(), r.Env(t)...)
+	if out, err := lc.CombinedOutput(); err != nil {
+		t.Fatalf("rndc loadkeys: %v\n%s", err, out)
+	}
+	seen := fmt.Sprintf("checkds DS for key example.test/ECDSAP256SHA256/%d seen published", succ.Tag())
+	if err := waitFor(func() error {
+		if !strings.Contains(log.String(), seen) {
+			return fmt.Errorf("named did not log %q", seen)
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("%v\nnamed log:\n%s", err, log.String())
+	}
+}
+
+// cdsTags are the key tags of the CDS RRset of example.test.
+func cdsTags(addr string) []uint16 {
+	m := new(dns.Msg)
+	m.SetQuestion("example.test.", dns.TypeCDS)
+	c := &dns.Client{Net: "tcp", Timeout: time.Second}
+	r, _, err := c.Exchange(m, addr)
+	if err != nil {
+		return nil
+	}
+	var out []uint16
+	for _, rr := range r.Answer {
+		if ds, ok := rr.(*dns.CDS); ok {
+			out = append(out, ds.KeyTag)
+		}
+	}
+	return out
 }

@@ -43,7 +43,7 @@ type Key struct {
 	// fields; no timing metadata), as BIND wrote them.
 	private []string
 	// Lifetime in seconds (0: unlimited), written to the .state file.
-	Lifetime int64
+	Lifetime uint64
 	// Stem is the file name stem Parse read the key under (<Stem>.key).
 	Stem string
 }
@@ -54,8 +54,10 @@ type Spec struct {
 	Algorithm uint8
 	// Bits of an RSA key (0: DefaultRSABits); ignored otherwise.
 	Bits int
-	// Lifetime in seconds, 0 for unlimited.
-	Lifetime int64
+	// Lifetime in seconds as BIND counts them, 0 for unlimited: the
+	// policy's duration parsed once by the model (model.Duration.Seconds,
+	// a month 31 days, a year 365), never read again here.
+	Lifetime uint64
 }
 
 // Tag is the key tag.
@@ -213,16 +215,40 @@ func stampLong(t time.Time) string {
 	return stamp(t) + " (" + t.UTC().Format("Mon Jan _2 15:04:05 2006") + ")"
 }
 
+// active are the timing fields of a key in use since Epoch; unused the
+// one of a key made ahead of a rollover (SuccessorKeyFile).
+var (
+	active = []string{"Created", "Publish", "Activate"}
+	unused = []string{"Created"}
+)
+
 // KeyFile is the .key file: comments as dnssec-keygen writes them, then the
 // DNSKEY record.
-func (k *Key) KeyFile() []byte {
+func (k *Key) KeyFile() []byte { return k.keyFile(active) }
+
+// PrivateFile is the .private file: the key lines, then timing metadata.
+func (k *Key) PrivateFile() []byte { return k.privateFile(active) }
+
+// SuccessorKeyFile and SuccessorPrivateFile are the files of a key made
+// ahead of a rollover: a Created time alone and no .state, which BIND's key
+// manager takes as unused (dst_key_is_unused: no timing but Created, every
+// state hidden) and, when it rolls a key of the same role and algorithm,
+// selects as the successor instead of generating one (lib/dns/keymgr.c
+// keymgr_key_rollover; named logs "DNSKEY ... (KSK) selected for policy").
+// TestBINDSelectsRenderedSuccessor shows it on BIND 9.18 and 9.20.
+func (k *Key) SuccessorKeyFile() []byte { return k.keyFile(unused) }
+
+// SuccessorPrivateFile: see SuccessorKeyFile.
+func (k *Key) SuccessorPrivateFile() []byte { return k.privateFile(unused) }
+
+func (k *Key) keyFile(times []string) []byte {
 	var b bytes.Buffer
 	what := "zone-signing"
 	if k.SEP() {
 		what = "key-signing"
 	}
 	fmt.Fprintf(&b, "; This is a %s key, keyid %d, for %s\n", what, k.Tag(), k.Zone())
-	for _, f := range []string{"Created", "Publish", "Activate"} {
+	for _, f := range times {
 		fmt.Fprintf(&b, "; %s: %s\n", f, stampLong(Epoch))
 	}
 	rr := *k.DNSKEY
@@ -231,14 +257,13 @@ func (k *Key) KeyFile() []byte {
 	return b.Bytes()
 }
 
-// PrivateFile is the .private file: the key lines, then timing metadata.
-func (k *Key) PrivateFile() []byte {
+func (k *Key) privateFile(times []string) []byte {
 	var b bytes.Buffer
 	for _, l := range k.private {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	for _, f := range []string{"Created", "Publish", "Activate"} {
+	for _, f := range times {
 		fmt.Fprintf(&b, "%s: %s\n", f, stamp(Epoch))
 	}
 	return b.Bytes()

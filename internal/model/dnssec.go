@@ -2,7 +2,9 @@ package model
 
 import (
 	"fmt"
+	"net/netip"
 	"reflect"
+	"slices"
 	"strings"
 
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
@@ -18,13 +20,26 @@ const DefaultMaxZoneTTL = 86400
 // PolicyKey is one key of a dnssec-policy, defaults applied, every value
 // known to be valid.
 type PolicyKey struct {
+	// Field is the key's path in the policy (spec.keys[1]); the default
+	// key of a policy without keys has spec.keys.
+	Field string
 	// Role is csk, ksk or zsk.
 	Role string
 	// Algorithm is a lower-case mnemonic (or number) of an accepted
 	// vocab.DNSSEC algorithm, aliases resolved.
 	Algorithm string
-	Lifetime  Duration
-	Bits      *int32
+	// Lifetime as BIND reads it (unlimited when unset).
+	Lifetime Duration
+	Bits     *int32
+}
+
+// LifetimeSeconds is the key's lifetime as a .state file's Lifetime
+// records it: seconds, 0 for unlimited.
+func (k PolicyKey) LifetimeSeconds() uint64 {
+	if k.Lifetime.Unlimited {
+		return 0
+	}
+	return k.Lifetime.Seconds
 }
 
 // PolicyDuration is one duration option of a dnssec-policy.
@@ -44,6 +59,9 @@ func parsePolicy(p *DNSSECPolicy, rs *diag.Results) {
 	}
 	for i, k := range ks {
 		f := fmt.Sprintf("spec.keys[%d]", i)
+		if len(sp.Keys) == 0 {
+			f = "spec.keys"
+		}
 		ok := true
 		role := strings.ToLower(k.Role)
 		if role != "csk" && role != "ksk" && role != "zsk" {
@@ -71,9 +89,10 @@ func parsePolicy(p *DNSSECPolicy, rs *diag.Results) {
 			life = d
 		}
 		if ok {
-			p.Keys = append(p.Keys, PolicyKey{Role: role, Algorithm: alg, Lifetime: life, Bits: k.Bits})
+			p.Keys = append(p.Keys, PolicyKey{Field: f, Role: role, Algorithm: alg, Lifetime: life, Bits: k.Bits})
 		}
 	}
+	parseParent(p, rs)
 	p.MaxZoneTTL = DefaultMaxZoneTTL
 	for _, pd := range vocab.PolicyDurations {
 		text := *PolicyDurationField(&sp, pd)
@@ -90,6 +109,77 @@ func parsePolicy(p *DNSSECPolicy, rs *diag.Results) {
 		}
 		p.Durations = append(p.Durations, PolicyDuration{Keyword: pd.Keyword, Field: pd.Field, Value: v})
 	}
+}
+
+// DurationSeconds is the policy's duration of a dnssec-policy keyword
+// (parent-ds-ttl) in seconds: the parsed spec value, else BIND's default.
+func (p *DNSSECPolicy) DurationSeconds(keyword string) uint64 {
+	for _, d := range p.Durations {
+		if d.Keyword == keyword {
+			return d.Value.Seconds
+		}
+	}
+	d, _ := vocab.PolicyDurationByKeyword(keyword)
+	return d.Default
+}
+
+// CDSDigestTypes are the CDS digest types a policy may name: BIND 9.20's
+// cds-digest-types takes SHA-1 too, with a warning that it is deprecated
+// (RFC 8624: MUST NOT be used for DS); bind-fn refuses it.
+var CDSDigestTypes = []string{"sha-256", "sha-384"}
+
+// parseParent reads what a policy says about the parent: the CDS digest
+// types and the parental agents.
+func parseParent(p *DNSSECPolicy, rs *diag.Results) {
+	sp := p.Spec
+	seen := map[string]bool{}
+	for i, d := range sp.CDSDigestTypes {
+		f := fmt.Sprintf("spec.cdsDigestTypes[%d]", i)
+		t := strings.ToLower(strings.TrimSpace(d))
+		switch {
+		case !slices.Contains(CDSDigestTypes, t):
+			rs.Errorf(p.Src, f, "cannot use CDS digest type %q: use %s", d, strings.Join(CDSDigestTypes, " or "))
+		case seen[t]:
+			rs.Errorf(p.Src, f, "cannot list CDS digest type %q twice: remove one", d)
+		default:
+			seen[t] = true
+			p.CDSDigests = append(p.CDSDigests, t)
+		}
+	}
+	if sp.CDSDigestTypes != nil && len(sp.CDSDigestTypes) == 0 {
+		rs.Errorf(p.Src, "spec.cdsDigestTypes", "cannot publish CDS records of no digest type: list sha-256, or leave cdsDigestTypes out for BIND's default")
+	}
+	pa := sp.ParentalAgents
+	if pa == nil {
+		return
+	}
+	if len(pa.Addresses) == 0 && !pa.ParentInCluster {
+		rs.Errorf(p.Src, "spec.parentalAgents", "cannot ask no parental agent for the DS: list addresses, or set parentInCluster when the parent zone is a BindZone of the same cluster")
+	}
+	if len(pa.Addresses) > 0 && pa.ParentInCluster {
+		rs.Errorf(p.Src, "spec.parentalAgents", "cannot both list addresses and set parentInCluster: named asks either the listed servers or itself; keep one")
+	}
+	for i, a := range pa.Addresses {
+		ap, err := parseAgent(a)
+		if err != nil {
+			rs.Errorf(p.Src, fmt.Sprintf("spec.parentalAgents.addresses[%d]", i), "cannot use %q as a parental agent: %v", a, err)
+			continue
+		}
+		p.ParentalAgents = append(p.ParentalAgents, ap)
+	}
+}
+
+// parseAgent reads "192.0.2.1", "192.0.2.1:5353" or "[2001:db8::1]:5353"
+// (port 0: none given).
+func parseAgent(s string) (netip.AddrPort, error) {
+	if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
+		return netip.AddrPortFrom(a, 0), nil
+	}
+	ap, err := netip.ParseAddrPort(s)
+	if err != nil || ap.Addr().Zone() != "" || ap.Port() == 0 {
+		return netip.AddrPort{}, fmt.Errorf("give an IP address, or an address and port (192.0.2.53, 192.0.2.53:5353, [2001:db8::53]:5353); BIND takes no names here")
+	}
+	return ap, nil
 }
 
 // PolicyDurationField is the field of sp that sets d, found by its JSON

@@ -6,6 +6,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/vocab"
+	"net/netip"
 )
 
 // Defaults the function applies (the CRDs carry the same ones).
@@ -107,6 +108,11 @@ type DNSSECPolicy struct {
 	// MaxZoneTTL (0: no limit) is the longest TTL named loads in a zone signed with this
 	// policy: spec.maxZoneTTL, or BIND's default.
 	MaxZoneTTL uint64
+	// CDSDigests are spec.cdsDigestTypes, lower case, checked (nil: BIND's
+	// default, sha-256); ParentalAgents spec.parentalAgents.addresses,
+	// parsed (port 0: BIND's 53).
+	CDSDigests     []string
+	ParentalAgents []netip.AddrPort
 }
 
 // View is one view (or the implicit default view).

@@ -557,6 +557,7 @@ func (b *confBuilder) zone(v *model.View, z *model.Zone) (nc.Stmt, bool) {
 			// volume and re-signs, the serial is still above the one the
 			// secondaries hold, so they transfer again (dnssec.go).
 			body = append(body, nc.S(nc.Kw("serial-update-method"), nc.Kw("unixtime")))
+			body = append(body, b.checkDS(z)...)
 		}
 	case v1alpha1.ZoneSecondary, v1alpha1.ZoneStub:
 		typ := "secondary"
@@ -719,6 +720,7 @@ func (b *confBuilder) dnssecPolicy(p *model.DNSSECPolicy) nc.Stmt {
 	for _, d := range p.Durations {
 		body = append(body, nc.S(nc.Kw(d.Keyword), nc.Kw(d.Value.Text)))
 	}
+	body = append(body, b.cdsOptions(p)...)
 	if n := sp.NSEC3; n != nil {
 		// One statement in BIND's grammar (9.18 and 9.20), not a block.
 		body = append(body, nc.S(nc.Kw("nsec3param"),

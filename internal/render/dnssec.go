@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/netip"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/prior"
+	"github.com/miekg/dns"
 )
 
 // DNSSECBudget is the most bytes of key files the DNSSEC Secret carries
@@ -61,19 +63,12 @@ func PolicySpecs(p *model.DNSSECPolicy) ([]dnssec.Spec, bool) {
 		return nil, false
 	}
 	var out []dnssec.Spec
-	for i, k := range p.Keys {
+	for _, k := range p.Keys {
 		alg, err := dnssec.Algorithm(k.Algorithm)
 		if err != nil {
 			return nil, false
 		}
-		var life int64
-		if len(p.Spec.Keys) > 0 {
-			// The .state file's Lifetime, as dnssec counts it.
-			if life, err = dnssec.Duration(p.Spec.Keys[i].Lifetime); err != nil {
-				return nil, false
-			}
-		}
-		s := dnssec.Spec{Role: k.Role, Algorithm: alg, Lifetime: life}
+		s := dnssec.Spec{Role: k.Role, Algorithm: alg, Lifetime: k.LifetimeSeconds()}
 		if k.Bits != nil {
 			s.Bits = int(*k.Bits)
 		}
@@ -86,11 +81,15 @@ func PolicySpecs(p *model.DNSSECPolicy) ([]dnssec.Spec, bool) {
 // keys: kept from the previous output, new for a new zone, gone with a
 // removed zone) and the DS ConfigMap (the DS records for the parents, and
 // the DNSKEYs they came from), and an info result per zone with its DS.
-func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *objectList) diag.Results {
+//
+// It returns every signed zone's keys by zone name (those it could make or
+// keep), for the DS of a parent zone in the cluster (childDS).
+func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *objectList) (map[string]zoneKeySet, diag.Results) {
 	zones, rs := signedZones(c)
 	if len(zones) == 0 {
-		return rs
+		return nil, rs
 	}
+	sets := map[string]zoneKeySet{}
 	secretName := layout.DNSSECSecretName(c.Name)
 	imported := c.DNSSECImported()
 	var kept []*dnssec.Key
@@ -153,6 +152,7 @@ func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *obj
 		for _, k := range stray {
 			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot sign zone %q with dnssec-policy %q: %s its %s, which no key of the policy (%s) matches, so named would ignore it and make keys of its own that no DS at the parent matches; name the key's role and algorithm in the policy again, or remove the key (and the ConfigMap %q, the record of the last keys) to start over with new keys, then publish the new DS", bare(name), sz.policy.Name, where, k.Describe(), describeSpecs(specs), layout.DSConfigMapName(c.Name))
 		}
+		sets[name] = zoneKeySet{keys: keys, policy: sz.policy}
 		var now []string
 		for _, k := range keys {
 			if !imported {
@@ -204,7 +204,13 @@ func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *obj
 		layout.TrustAnchorsFile: string(ta),
 	}, map[string]string{layout.DNSSECKeysAnnotation: string(recJSON)})
 	out.add("configmap", cm.Name, cm)
-	return rs
+	return sets, rs
+}
+
+// zoneKeySet is a signed zone's keys and policy.
+type zoneKeySet struct {
+	keys   []*dnssec.Key
+	policy *model.DNSSECPolicy
 }
 
 func describeSpecs(specs []dnssec.Spec) string {
@@ -231,13 +237,12 @@ func rollWarnings(zones map[string]signedZone) diag.Results {
 			continue
 		}
 		seen[p] = true
-		for i, k := range p.Spec.Keys {
-			role := strings.ToLower(k.Role)
-			if role != dnssec.RoleKSK && role != dnssec.RoleCSK {
+		for _, k := range p.Keys {
+			if k.Role != dnssec.RoleKSK && k.Role != dnssec.RoleCSK {
 				continue
 			}
-			if life, err := dnssec.Duration(k.Lifetime); err == nil && life > 0 {
-				rs.Warnf(p.Src, fmt.Sprintf("spec.keys[%d].lifetime", i), "a %s with lifetime %s is rolled by named on the primary's volume, starting at its first start (bind-fn's keys are dated 2000-01-01): the successor and its DS are not in the DNSSEC key Secret, and a lost volume brings the original key back; use lifetime unlimited and roll a %s by adding the new key to the Secret (see README, DNSSEC)", strings.ToUpper(role), k.Lifetime, strings.ToUpper(role))
+			if k.LifetimeSeconds() > 0 {
+				rs.Warnf(p.Src, k.Field+".lifetime", "a %s with lifetime %s is rolled by named on the primary's volume, starting at its first start (bind-fn's keys are dated 2000-01-01): the successor and its DS are not in the DNSSEC key Secret, and a lost volume brings the original key back; use lifetime unlimited and roll a %s by adding the new key to the Secret (see README, DNSSEC)", strings.ToUpper(k.Role), k.Lifetime.Text, strings.ToUpper(k.Role))
 			}
 		}
 	}
@@ -267,4 +272,145 @@ func where2(imported bool, secretName string) string {
 		return secretName + " (spec.dnssec.publicKeys)"
 	}
 	return secretName
+}
+
+// cdsOptions are a policy's cdnskey and cds-digest-types, which only BIND
+// 9.20 reads. BIND 9.18 publishes CDNSKEY and a SHA-256 CDS (what 9.20
+// does by default), so a policy that asks for that renders nothing, and
+// one that asks for more is refused on a 9.18 cluster, where it is read.
+func (b *confBuilder) cdsOptions(p *model.DNSSECPolicy) []nc.Stmt {
+	sp := p.Spec
+	rel, _ := b.c.BINDRelease()
+	var out []nc.Stmt
+	if sp.CDNSKEY != nil {
+		if rel == model.BIND918 && !*sp.CDNSKEY {
+			b.release918(p.Src, "spec.cdnskey", "cdnskey no", "BIND 9.18 always publishes CDNSKEY; remove cdnskey")
+		}
+		if rel != model.BIND918 {
+			out = append(out, nc.S(nc.Kw("cdnskey"), yesNo(*sp.CDNSKEY)))
+		}
+	}
+	if p.CDSDigests != nil {
+		if rel == model.BIND918 && !slices.Equal(p.CDSDigests, []string{"sha-256"}) {
+			b.release918(p.Src, "spec.cdsDigestTypes", "cds-digest-types", "BIND 9.18 publishes a SHA-256 CDS only; list sha-256 alone, or remove cdsDigestTypes")
+		}
+		if rel != model.BIND918 {
+			var l []nc.Stmt
+			for _, d := range p.CDSDigests {
+				l = append(l, nc.S(nc.Str(d)))
+			}
+			out = append(out, nc.S(nc.Kw("cds-digest-types"), nc.L(l...)))
+		}
+	}
+	return out
+}
+
+// release918 reports, once (from the primary's named.conf), a policy
+// field a BIND 9.18 cluster cannot honour.
+func (b *confBuilder) release918(src diag.Source, field, option, fix string) {
+	if b.role != Primary {
+		return
+	}
+	b.rs.Errorf(src, field, "cannot render %s for BindCluster %q: its image %q runs BIND 9.18, which has no such option (named-checkconf 9.18: \"unknown option\"); %s, or run BIND 9.20 (spec.image)", option, b.c.Name, b.c.Spec.Image, fix)
+}
+
+// checkDS is the parental-agents and checkds statements of a signed zone:
+// the servers named asks for the zone's DS during a KSK rollover, by
+// address, or itself when the parent zone is served by the same cluster.
+func (b *confBuilder) checkDS(z *model.Zone) []nc.Stmt {
+	p := z.DNSSEC
+	sp := p.Spec
+	rel, _ := b.c.BINDRelease()
+	var out []nc.Stmt
+	var agents []netip.AddrPort
+	if pa := sp.ParentalAgents; pa != nil && pa.ParentInCluster {
+		if parentZone(b.c, z.Name) == nil {
+			if b.role == Primary {
+				b.rs.Errorf(p.Src, "spec.parentalAgents.parentInCluster", "cannot ask the parent of zone %q for its DS in BindCluster %q: no primary BindZone of the cluster encloses it; list the parent's servers in spec.parentalAgents.addresses, or sign the zone with a policy without parentInCluster", bare(z.Name), b.c.Name)
+			}
+			return nil
+		}
+		// named asks itself: the parent is one of its own zones.
+		agents = []netip.AddrPort{netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), 0)}
+	} else {
+		agents = p.ParentalAgents
+	}
+	if len(agents) > 0 {
+		var l []nc.Stmt
+		for _, a := range agents {
+			w := []nc.Word{nc.Kw(a.Addr().String())}
+			if a.Port() != 0 {
+				w = append(w, nc.Kw("port"), nc.Int(int64(a.Port())))
+			}
+			l = append(l, nc.S(w...))
+		}
+		out = append(out, nc.S(nc.Kw("parental-agents"), nc.L(l...)))
+	}
+	if sp.CheckDS != "" {
+		// BIND 9.18 checks the parental agents when there are any and
+		// nothing otherwise: explicit with agents, no without.
+		same := sp.CheckDS == "explicit" && len(agents) > 0 || sp.CheckDS == "no" && len(agents) == 0
+		switch {
+		case rel != model.BIND918:
+			out = append(out, nc.S(nc.Kw("checkds"), nc.Kw(sp.CheckDS)))
+		case !same:
+			b.release918(p.Src, "spec.checkDS", "checkds "+sp.CheckDS, "BIND 9.18 asks the parental agents when there are any and no server otherwise; remove checkDS")
+		}
+	}
+	return out
+}
+
+// parentZone is the closest primary zone of c that encloses name (a
+// strict ancestor), in any view, or nil.
+func parentZone(c *model.Cluster, name string) *model.Zone {
+	var best *model.Zone
+	for _, v := range c.Views {
+		for _, z := range v.Zones {
+			if z.Spec.Type != v1alpha1.ZonePrimary || z.Name == name || !dns.IsSubDomain(z.Name, name) {
+				continue
+			}
+			if best == nil || dns.CountLabel(z.Name) > dns.CountLabel(best.Name) {
+				best = z
+			}
+		}
+	}
+	return best
+}
+
+// childDS are the DS records of c's signed zones whose parent zone is a
+// primary zone of c, by the parent's name: the render writes them into the
+// parent, so a resolver that trusts the parent validates the child with no
+// step by hand, and a change of the child's keys changes the parent in the
+// same render. Each has a SHA-256 digest, and SHA-384 too when the child's
+// policy lists it in cdsDigestTypes; the TTL is the child policy's
+// parent-ds-ttl (what BIND times the child's KSK rollover by), capped by
+// the parent's max-zone-ttl when the parent is signed.
+func childDS(c *model.Cluster, sets map[string]zoneKeySet) map[string][]dns.RR {
+	out := map[string][]dns.RR{}
+	for _, name := range slices.Sorted(maps.Keys(sets)) {
+		parent := parentZone(c, name)
+		if parent == nil {
+			continue
+		}
+		set := sets[name]
+		ttl := set.policy.DurationSeconds("parent-ds-ttl")
+		if parent.DNSSEC != nil && parent.DNSSEC.MaxZoneTTL > 0 {
+			ttl = min(ttl, parent.DNSSEC.MaxZoneTTL)
+		}
+		digests := []uint8{dns.SHA256}
+		if slices.Contains(set.policy.CDSDigests, "sha-384") {
+			digests = append(digests, dns.SHA384)
+		}
+		for _, k := range set.keys {
+			if !k.SEP() {
+				continue
+			}
+			for _, d := range digests {
+				ds := k.DNSKEY.ToDS(d)
+				ds.Hdr.Ttl = uint32(ttl)
+				out[parent.Name] = append(out[parent.Name], ds)
+			}
+		}
+	}
+	return out
 }

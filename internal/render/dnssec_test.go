@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,6 +21,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
 // noRand fails every read: a render that needs no new key must not read it.
@@ -376,4 +379,67 @@ func TestDNSSECSecretBudget(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(rs), "cannot keep the DNSSEC keys of") {
 		t.Errorf("%d signed zones: want the Secret refused as too large", len(zones))
 	}
+}
+
+// TestDNSSECStateLifetimeIsBINDs: the Lifetime of every key's .state is
+// the seconds BIND itself writes for the policy's lifetime (dnssec-keygen
+// -k reads the same dnssec-policy from a named.conf and writes its own
+// .state, on every release): a month is 31 days and a year 365, as in
+// lib/isccfg/duration.c, not the 30 days bind-fn once counted.
+func TestDNSSECStateLifetimeIsBINDs(t *testing.T) {
+	for _, life := range []string{"P1M", "P1Y", "P1Y2M3DT4H5M6S", "P13W", "P400D", "p3m", "unlimited"} {
+		t.Run(life, func(t *testing.T) {
+			objs, _ := mustRun(t, signedInput(t, `[{role: ksk, algorithm: ecdsap256sha256}, {role: zsk, algorithm: ecdsap256sha256, lifetime: "`+life+`"}]`, "a.example"), nil, &testutil.DetRand{})
+			ours := ""
+			for name, text := range zoneOf(keyFiles(objs), "a.example") {
+				if strings.HasSuffix(name, dnssec.SuffixState) && strings.Contains(text, "KSK: no") {
+					ours = stateLifetime(t, text)
+				}
+			}
+			for _, r := range bindtools.Releases {
+				bind, err := keygenLifetime(t, r, life)
+				if err != nil {
+					t.Fatalf("%s: %v", r, err)
+				}
+				if ours != bind {
+					t.Errorf("lifetime %s: the rendered ZSK .state says Lifetime %s, %s's dnssec-keygen -k writes %s", life, ours, r, bind)
+				}
+			}
+		})
+	}
+}
+
+// keygenLifetime is the Lifetime BIND's dnssec-keygen writes into the
+// .state of a ZSK of a dnssec-policy with the given lifetime.
+func keygenLifetime(t *testing.T, r bindtools.Release, life string) (string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "named.conf")
+	testutil.WriteFile(t, conf, []byte(`dnssec-policy "p" { keys { ksk lifetime unlimited algorithm ecdsap256sha256; zsk lifetime `+life+` algorithm ecdsap256sha256; }; };`+"\n"))
+	out, err := r.Offline(t, "dnssec-keygen", "-q", "-k", "p", "-l", conf, "-K", dir, "a.example").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("dnssec-keygen -k: %v\n%s", err, out)
+	}
+	states, _ := filepath.Glob(filepath.Join(dir, "*.state"))
+	for _, f := range states {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		if strings.Contains(string(b), "KSK: no") {
+			return stateLifetime(t, string(b)), nil
+		}
+	}
+	return "", fmt.Errorf("dnssec-keygen -k wrote no ZSK .state among %v", states)
+}
+
+func stateLifetime(t *testing.T, state string) string {
+	t.Helper()
+	for _, line := range strings.Split(state, "\n") {
+		if v, ok := strings.CutPrefix(line, "Lifetime: "); ok {
+			return v
+		}
+	}
+	t.Fatalf("no Lifetime in .state:\n%s", state)
+	return ""
 }

@@ -73,10 +73,18 @@ func Render(clusters []*model.Cluster, prev *prior.Previous, zones *zonefile.Cac
 }
 
 func renderCluster(c *model.Cluster, prev *prior.Previous, zones *zonefile.Cache, opt Options) ([]Object, diag.Results) {
-	zs := buildZones(c, prev, zones)
+	// Key material first, in the order it draws on opt.Rand (TSIG, then
+	// DNSSEC): the DNSSEC keys give the DS the render writes into a parent
+	// zone of the same cluster. Their objects keep their place in the output.
+	keyObjs := &objectList{cluster: c.Name}
+	imported, rs := keySecrets(c, prev, opt, keyObjs)
+	keySets, drs := dnssecObjects(c, prev, opt, keyObjs)
+	rs = append(rs, drs...)
+
+	zs := buildZones(c, prev, zones, childDS(c, keySets))
 	zs.statements(c)
 	shards := zs.shard(c)
-	rs := zs.rs
+	rs = append(rs, zs.rs...)
 
 	primaryConf, prs := namedConf(c, Primary, zs.plan)
 	secondaryConf, srs := namedConf(c, Secondary, zs.plan)
@@ -100,9 +108,7 @@ func renderCluster(c *model.Cluster, prev *prior.Previous, zones *zonefile.Cache
 		shardNames = append(shardNames, name)
 		out.add("configmap", name, objects.ConfigMap(c, name, "zones", data, nil))
 	}
-	imported, krs := keySecrets(c, prev, opt, out)
-	rs = append(rs, krs...)
-	rs = append(rs, dnssecObjects(c, prev, opt, out)...)
+	out.objs = append(out.objs, keyObjs.objs...)
 	plan := objects.PodPlan{ZoneConfigMaps: shardNames, KeySecrets: imported}
 	sts := objects.StatefulSet(c, plan)
 	out.add("statefulset", sts.Name, sts)

@@ -15,6 +15,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/output"
 	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
+	"github.com/miekg/dns"
 )
 
 type zoneFile struct {
@@ -52,13 +53,19 @@ type zoneSet struct {
 	byZone    map[zoneKey]*entry
 	signed    map[string]signedZone
 	rs        diag.Results
+	// childDS are the DS records of signed child zones by parent zone name.
+	childDS map[string][]dns.RR
 }
 
 // buildZones builds every zone file of c, serials carried from prev, primary
 // zones taken from cache, and every zone's agent configuration; statements
 // adds the zone statements.
-func buildZones(c *model.Cluster, prev *prior.Previous, cache *zonefile.Cache) *zoneSet {
+//
+// childDS are the DS records the render adds to a parent zone, by the
+// parent's name (childDS).
+func buildZones(c *model.Cluster, prev *prior.Previous, cache *zonefile.Cache, childDS map[string][]dns.RR) *zoneSet {
 	zs := &zoneSet{
+		childDS:   childDS,
 		cache:     cache,
 		prevState: prev.ZoneStates(c),
 		plan:      &confPlan{files: map[zoneKey]string{}, catalogs: map[string]string{}, policies: map[zoneKey]string{}},
@@ -142,6 +149,9 @@ func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone, e *en
 	zs.failed(rs)
 	if built == nil {
 		return
+	}
+	if ds := zs.childDS[z.Name]; len(ds) > 0 {
+		built = zs.withChildDS(z, built, ds)
 	}
 	var explicit *uint32
 	if z.Spec.SOA != nil {
@@ -367,4 +377,48 @@ func (zs *zoneSet) failed(rs diag.Results) {
 			zs.rs = append(zs.rs, r)
 		}
 	}
+}
+
+// withChildDS is built with the DS records of its signed child zones
+// (childDS), each at a delegation (NS at the child's name): BIND 9.20
+// refuses a zone with a DS elsewhere ("DS not at delegation point"), and a
+// resolver finds the child through the cut. A child the zone does not
+// delegate gets no DS, and an info result says how to chain it. A DS the
+// zone's own records already hold at a child's name is refused: two sources
+// for one RRset, and the render's follows the keys.
+func (zs *zoneSet) withChildDS(z *model.Zone, built *zonefile.Zone, ds []dns.RR) *zonefile.Zone {
+	own := map[string]bool{}
+	ns := map[string]bool{}
+	for _, rr := range built.RRs {
+		h := rr.Header()
+		switch h.Rrtype {
+		case dns.TypeDS:
+			own[dns.CanonicalName(h.Name)] = true
+		case dns.TypeNS:
+			ns[dns.CanonicalName(h.Name)] = true
+		}
+	}
+	var add []dns.RR
+	told := map[string]bool{}
+	for _, rr := range ds {
+		child := dns.CanonicalName(rr.Header().Name)
+		switch {
+		case own[child]:
+			if !told[child] {
+				zs.rs.Errorf(z.Src, "spec.records", "cannot write the DS of signed zone %q into zone %q: its records already hold a DS at %q; remove them, the render writes the child's DS from its keys (and changes it with them)", bare(child), bare(z.Name), bare(child))
+			}
+		case !ns[child]:
+			if !told[child] {
+				zs.rs = append(zs.rs, diag.Result{Severity: diag.Info, Source: z.Src, Field: "spec.records", Message: fmt.Sprintf(
+					"zone %q does not delegate its signed child zone %q (no NS records at %q), so the render writes no DS for it (BIND refuses a DS that is not at a delegation point); to chain the child's signatures to the parent, add the delegation's NS records (and glue)", bare(z.Name), bare(child), bare(child))})
+			}
+		default:
+			add = append(add, rr)
+		}
+		told[child] = true
+	}
+	if len(add) == 0 {
+		return built
+	}
+	return built.With(add)
 }

@@ -762,3 +762,28 @@ func unquotedWords(v string) (n int, unquoted bool) {
 	}
 	return n, unquoted
 }
+
+// With is a copy of z with extra RRs (records the render adds, such as a
+// signed child zone's DS) among its own, in canonical order, its hash
+// computed again. z is not changed: a built zone may be cached.
+func (z *Zone) With(extra []dns.RR) *Zone {
+	es := make([]*entry, 0, len(z.RRs)+len(extra))
+	for i, rr := range z.RRs {
+		e := &entry{rr: rr}
+		if len(z.lines) == len(z.RRs) {
+			e.text = z.lines[i]
+			e.rdata = strings.TrimPrefix(e.text, rr.Header().String())
+		}
+		e.fill()
+		es = append(es, e)
+	}
+	for _, rr := range extra {
+		e := &entry{rr: rr}
+		e.fill()
+		es = append(es, e)
+	}
+	rrs, lines := sortCanonical(es)
+	out := &Zone{Origin: z.Origin, TTL: z.TTL, SOA: z.SOA, RRs: rrs, lines: lines}
+	out.Hash = out.contentHash()
+	return out
+}
