@@ -128,3 +128,41 @@ func TestSerialBehind(t *testing.T) {
 		})
 	}
 }
+
+// TestShows: what each zone type must show in the answer to its SOA query
+// (RD=0) to be ready.
+func TestShows(t *testing.T) {
+	soa := &dns.SOA{Hdr: dns.RR_Header{Name: "z.test.", Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 60}, Ns: "ns.z.test.", Mbox: "h.z.test.", Serial: 1}
+	ns := &dns.NS{Hdr: dns.RR_Header{Name: "z.test.", Rrtype: dns.TypeNS, Class: dns.ClassINET, Ttl: 60}, Ns: "ns.z.test."}
+	rootNS := &dns.NS{Hdr: dns.RR_Header{Name: ".", Rrtype: dns.TypeNS, Class: dns.ClassINET, Ttl: 60}, Ns: "a.root."}
+	msg := func(rcode int, aa bool, answer, auth []dns.RR) *dns.Msg {
+		return &dns.Msg{MsgHdr: dns.MsgHdr{Rcode: rcode, Authoritative: aa}, Answer: answer, Ns: auth}
+	}
+	cases := map[string]struct {
+		reason string
+		typ    string
+		r      *dns.Msg
+		ok     bool
+	}{
+		"PrimaryAA":          {reason: "a primary answers its SOA with AA", r: msg(dns.RcodeSuccess, true, []dns.RR{soa}, nil), ok: true},
+		"PrimaryNotAA":       {reason: "a primary's SOA without AA is another server's (a cache)", r: msg(dns.RcodeSuccess, false, []dns.RR{soa}, nil)},
+		"PrimaryReferral":    {reason: "a referral is not a primary's data", r: msg(dns.RcodeSuccess, false, nil, []dns.RR{ns})},
+		"StubReferral":       {reason: "a loaded stub answers with a referral from its own NS (issue #36: a resolver with a stub zone was never Ready)", typ: layout.ZoneTypeStub, r: msg(dns.RcodeSuccess, false, nil, []dns.RR{ns}), ok: true},
+		"StubCachedSOA":      {reason: "a stub answers the SOA from the cache after a recursive query", typ: layout.ZoneTypeStub, r: msg(dns.RcodeSuccess, false, []dns.RR{soa}, nil), ok: true},
+		"StubNotLoaded":      {reason: "a stub that never loaded answers SERVFAIL", typ: layout.ZoneTypeStub, r: msg(dns.RcodeServerFailure, false, nil, nil)},
+		"StubRootReferral":   {reason: "a referral to the root is not the stub's data", typ: layout.ZoneTypeStub, r: msg(dns.RcodeSuccess, false, nil, []dns.RR{rootNS})},
+		"MirrorSOA":          {reason: "a mirror zone answers its SOA without AA", typ: layout.ZoneTypeMirror, r: msg(dns.RcodeSuccess, false, []dns.RR{soa}, nil), ok: true},
+		"MirrorReferralOnly": {reason: "a mirror zone that shows only NS has not loaded", typ: layout.ZoneTypeMirror, r: msg(dns.RcodeSuccess, false, nil, []dns.RR{ns})},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := shows(layout.ZoneRef{Zone: "z.test", Type: tc.typ}, tc.r)
+			if (err == nil) != tc.ok {
+				t.Errorf("%s: shows = %v, want ok=%v", tc.reason, err, tc.ok)
+			}
+		})
+	}
+	if err := (ZoneChecker{}).Check(context.Background(), layout.ZoneRef{Zone: "z.test", Type: "hint"}); err == nil {
+		t.Error("a zone type readiness does not know is ready, want an error")
+	}
+}

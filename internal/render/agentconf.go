@@ -46,6 +46,9 @@ func agentConfig(c *model.Cluster, seeds []layout.SeedZone, dyn []layout.Dynamic
 			if z.Spec.Type == v1alpha1.ZoneForward {
 				continue
 			}
+			if z.Spec.Type == v1alpha1.ZoneStub {
+				ref.Type = layout.ZoneTypeStub // ready when named shows its NS, never authoritative
+			}
 			doc.PrimaryZones = append(doc.PrimaryZones, ref)
 			doc.SecondaryZones = append(doc.SecondaryZones, ref)
 		}
