@@ -79,6 +79,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	readyCtx, stopReady := context.WithCancel(ctx)
 	defer stopReady()
 	go a.readiness(readyCtx)
+	a.running = true
 
 	poll := time.NewTicker(a.opt.PollInterval)
 	defer poll.Stop()
@@ -133,8 +134,9 @@ func (a *Agent) Run(ctx context.Context) error {
 				a.log.Warn("cannot hash mounted files", "err", err)
 				continue
 			}
-			if c != a.seenCfg || z != a.seenZones {
+			if c != a.seenCfg || z != a.seenZones || a.waitDue() {
 				if a.onChange(ctx, c, z) {
+					a.endWait()
 					convergeDue = time.Now()
 				}
 			}
@@ -164,6 +166,7 @@ func (a *Agent) Run(ctx context.Context) error {
 			if a.peersPending {
 				before := a.applied
 				if a.reapply(ctx) {
+					a.endWait()
 					a.notifyNewPeers(ctx, before)
 				}
 			}

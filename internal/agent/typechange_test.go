@@ -166,7 +166,6 @@ func testUpdate(addr, zone string, k Key, rrs ...string) error {
 	return nil
 }
 
-
 // TestUpdateMsgOrder: the ops of one name stay together, and in a message
 // every delete comes before every add.
 func TestUpdateMsgOrder(t *testing.T) {
