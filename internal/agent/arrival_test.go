@@ -42,7 +42,7 @@ func TestMissingInput(t *testing.T) {
 		"DNSSECKeys": {reason: "a signed zone whose keys are not in the DNSSEC Secret yet",
 			err: fmt.Errorf("%w for signed zone %q", errNoDNSSECKey, "s.test"), want: `/k/dnssec from Secret "c-dnssec"`},
 		"CheckconfZoneFile": {reason: "named-checkconf cannot open a zone file in a zones mount",
-			err: &CheckError{Message: "x", Output: "zone p.test/IN: loading from master file /zones/2/p.test.zone failed: file not found\nzone p.test/IN: not loaded due to errors.\n"},
+			err:  &CheckError{Message: "x", Output: "zone p.test/IN: loading from master file /zones/2/p.test.zone failed: file not found\nzone p.test/IN: not loaded due to errors.\n"},
 			want: `/zones/2/p.test.zone from ConfigMap "c-zones-2"`},
 		"CheckconfIncludePart": {reason: "named-checkconf cannot open a zone's $INCLUDE part",
 			err:  &CheckError{Message: "x", Output: "dns_master_load: /zones/0/big.zone:5: /zones/4/big.part1: file not found\nzone big/IN: loading from master file /zones/0/big.zone failed: file not found\n"},

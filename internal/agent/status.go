@@ -21,6 +21,9 @@ type Status struct {
 	LastApply         *time.Time   `json:"lastApply,omitempty"`
 	Peers             []PeerStatus `json:"peers"`
 	LastError         *ErrorStatus `json:"lastError,omitempty"`
+	// SeenHash is the hash of the mounted inputs the agent last acted upon
+	// (applied, waited for, or refused), in AppliedConfigHash's form.
+	SeenHash string `json:"seenHash,omitempty"`
 	// Waiting is the file a change waits for ("waiting for <file> from
 	// ConfigMap <name>"): not applied yet, not failed (arrival.go).
 	Waiting  string   `json:"waiting,omitempty"`

@@ -139,6 +139,7 @@ func (a *Agent) Run(ctx context.Context) error {
 					a.endWait()
 					convergeDue = time.Now()
 				}
+				a.state.Update(func(s *Status) { s.SeenHash = c[:16] + "/" + z[:16] })
 			}
 			if a.role == RolePrimary && !time.Now().Before(convergeDue) &&
 				(a.state.Snapshot().Ready || time.Since(started) > 30*time.Second) {
