@@ -36,9 +36,12 @@ import (
 // The agent differential (docs/design.md#differential): random
 // dynamic cases from pkggen.GenerateDynamic — views with their own update
 // keys, every TSIG algorithm, a partner's transfer key, child zones,
-// delegations with glue, wildcards, every record type — each a sequence of
-// renders applied live to a cluster of the real agent on real named. After
-// every step:
+// delegations with glue, wildcards, every record type, DNSRecords whose
+// type changes (A or TXT to CNAME and back), a stub zone in one view of a
+// zone the other serves — each a sequence of renders applied live to a
+// cluster of the real agent on real named, the objects of each change laid
+// one at a time in an order drawn from the step (swapInOrder: no pod may
+// report a failed apply in between). After every step:
 //   - the primary's agent converges within agentDiffMaxPasses passes, and
 //     the agentDiffQuiet passes after that send no UPDATE;
 //   - the primary serves every rendered record of every dynamic zone,
