@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -50,6 +51,30 @@ var errNoDNSSECKey = errors.New("no DNSSEC key")
 // file, a $INCLUDE part or an include.
 var notFoundLine = regexp.MustCompile(`(?m)(?:loading from master file |open: |: )(/[^\s:]+)(?:[: ]+(?:failed: )?file not found)`)
 
+// includeStmt is an include statement's file.
+var includeStmt = regexp.MustCompile(`^\s*include\s+"([^"]+)"`)
+
+// missingInclude is the file of an include named-checkconf cannot open: it
+// reports the include's own file:line ("parsing failed: file not found"),
+// whose line names it.
+func missingInclude(ce *CheckError) string {
+	if ce.File == "" || ce.Line < 1 || !strings.Contains(ce.Message, "file not found") {
+		return ""
+	}
+	b, err := os.ReadFile(ce.File)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(b), "\n")
+	if ce.Line > len(lines) {
+		return ""
+	}
+	if m := includeStmt.FindStringSubmatch(lines[ce.Line-1]); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 // missingInput finds, in err, a file a change needs that is not in one of
 // the agent's input mounts: a missing file under the config, zones, keys or
 // DNSSEC directories (an fs error in the chain, or named-checkconf's "file
@@ -74,11 +99,11 @@ func (a *Agent) missingInput(err error) *MissingInput {
 	case errors.As(err, &pe) && errors.Is(pe.Err, fs.ErrNotExist):
 		path = pe.Path
 	case errors.As(err, &ce):
-		m := notFoundLine.FindStringSubmatch(ce.Output + "\n" + ce.Message)
-		if m == nil {
+		if m := notFoundLine.FindStringSubmatch(ce.Output + "\n" + ce.Message); m != nil {
+			path = m[1]
+		} else if path = missingInclude(ce); path == "" {
 			return nil
 		}
-		path = m[1]
 	default:
 		return nil
 	}

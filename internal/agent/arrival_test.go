@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,6 +48,9 @@ func TestMissingInput(t *testing.T) {
 		"CheckconfIncludePart": {reason: "named-checkconf cannot open a zone's $INCLUDE part",
 			err:  &CheckError{Message: "x", Output: "dns_master_load: /zones/0/big.zone:5: /zones/4/big.part1: file not found\nzone big/IN: loading from master file /zones/0/big.zone failed: file not found\n"},
 			want: `/zones/4/big.part1 from ConfigMap "c-zones-4"`},
+		"CheckconfInclude": {reason: "named-checkconf cannot open an include (a key of a Secret not updated yet): its line names it",
+			err:  includeErr(t),
+			want: `/k/keys/c-keys/new.conf from Secret "c-keys"`},
 		"CheckconfSyntax": {reason: "a config error is a failure",
 			err: &CheckError{Message: "unknown option", Output: "/cfg/named.conf.primary:3: unknown option 'bogus'"}},
 		"OutsideMounts": {reason: "a missing file outside every input mount (the data volume) is a failure",
@@ -64,6 +68,16 @@ func TestMissingInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// includeErr is named-checkconf's report of an include it cannot open, on a
+// config whose line 2 is that include.
+func includeErr(t *testing.T) error {
+	conf := filepath.Join(t.TempDir(), "named.conf")
+	if err := os.WriteFile(conf, []byte("options { };\ninclude \"/k/keys/c-keys/new.conf\";\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ParseCheckOutput(conf + ":2: parsing failed: file not found\n")
 }
 
 // TestRealNamedArrivalOrder: a change whose files come in three objects
