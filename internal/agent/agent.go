@@ -58,6 +58,10 @@ type Agent struct {
 	peersPending bool
 	// applied are the lists named runs with (the last published); guarded by mu.
 	applied []Peers
+	// waiting is the input the last change waits for (arrival.go); nil
+	// when none. Waits are reported as such only once named runs.
+	waiting *waitState
+	running bool
 }
 
 // New validates opt, loads agent.json and returns an agent ready to Run.

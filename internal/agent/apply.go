@@ -13,6 +13,9 @@ import (
 
 // fail records an error in status, metrics and the log.
 func (a *Agent) fail(stage string, err error) {
+	if err = a.waitFor(stage, err); err == nil {
+		return // a file of the change has not arrived yet (arrival.go)
+	}
 	es := &ErrorStatus{Message: err.Error(), Time: time.Now().UTC()}
 	var ce *CheckError
 	if errors.As(err, &ce) {

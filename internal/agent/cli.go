@@ -71,6 +71,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	fs.DurationVar(&o.ConvergeInterval, "converge-interval", o.ConvergeInterval, "dynamic zone re-convergence interval")
 	fs.DurationVar(&o.ReadyInterval, "ready-interval", o.ReadyInterval, "re-check interval of the zones not loaded yet")
 	fs.DurationVar(&o.ReadyRecheck, "ready-recheck", o.ReadyRecheck, "re-check interval of every zone once all are loaded")
+	fs.DurationVar(&o.WaitBound, "wait-bound", o.WaitBound, "how long a change waits for a file of a ConfigMap or Secret that has not arrived before it fails")
 	fs.DurationVar(&o.PrimaryWait, "primary-wait", o.PrimaryWait, "how long a secondary waits for its primaries to resolve before giving up")
 	fs.BoolVar(&o.HiddenPrimary, "hidden-primary", false, "on ordinal 0, /readyz always answers 503 so the serve Service selects only secondaries")
 	fs.DurationVar(&o.Drain, "drain", o.Drain, "how long a drain (bind-fn-agent drain, the preStop hook) keeps the pod unready while named still answers, before it returns")

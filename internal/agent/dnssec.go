@@ -55,7 +55,7 @@ func InstallDNSSECKeys(src, keyDir string, zones []string, chown func(string) er
 	}
 	for _, z := range zones {
 		if !have[strings.ToLower(strings.TrimSuffix(z, "."))+"."] {
-			return nil, fmt.Errorf("no DNSSEC key for signed zone %q in %s: the Secret %s is not mounted or not updated yet; waiting, so that named does not make keys of its own", z, src, "<cluster>-dnssec")
+			return nil, fmt.Errorf("%w for signed zone %q in %s: the Secret %s is not mounted or not updated yet; waiting, so that named does not make keys of its own", errNoDNSSECKey, z, src, "<cluster>-dnssec")
 		}
 	}
 	var installed []string

@@ -41,6 +41,7 @@ type Metrics struct {
 	Ready              prometheus.Gauge
 	ConfigError        prometheus.Gauge
 	LastApply          prometheus.Gauge
+	Waiting            prometheus.Gauge
 }
 
 func newMetrics() *Metrics {
@@ -71,9 +72,10 @@ func newMetrics() *Metrics {
 		Ready:              gauge("bindfn_agent_ready", "1 when every zone of the pod's role is loaded."),
 		ConfigError:        gauge("bindfn_agent_config_error", "1 while the mounted config is rejected and not applied."),
 		LastApply:          gauge("bindfn_agent_last_apply_timestamp_seconds", "Unix time of the last applied change."),
+		Waiting:            gauge("bindfn_agent_waiting_for_input", "1 while a change waits for a file of a ConfigMap or Secret that has not arrived yet (not a failure until the wait bound)."),
 	}
 	m.registry.MustRegister(m.Reloads, m.ReloadFailures, m.PeerChanges, m.Convergences, m.UpdatedRRsets,
-		m.ConvergenceSeconds, m.NamedUp, m.Ready, m.ConfigError, m.LastApply)
+		m.ConvergenceSeconds, m.NamedUp, m.Ready, m.ConfigError, m.LastApply, m.Waiting)
 	return m
 }
 

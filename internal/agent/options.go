@@ -54,6 +54,9 @@ type Options struct {
 	CatchUpDelay time.Duration
 	// PrimaryWait bounds how long a secondary waits for its primaries list.
 	PrimaryWait time.Duration
+	// WaitBound is how long a change waits for a file it needs that has
+	// not arrived (arrival.go) before it fails; 0 is DefaultWaitBound.
+	WaitBound time.Duration
 	// HiddenPrimary: on the primary, /readyz always answers 503 (the serve
 	// Service then selects only secondaries); zone readiness is still tracked.
 	HiddenPrimary bool
@@ -104,6 +107,7 @@ func DefaultOptions() Options {
 		ReadyRecheck:     10 * time.Second,
 		CatchUpDelay:     100 * time.Millisecond,
 		PrimaryWait:      5 * time.Minute,
+		WaitBound:        DefaultWaitBound,
 		Drain:            15 * time.Second,
 	}
 }

@@ -24,6 +24,16 @@ import (
 // not created, or an allow-query that excludes loopback) does it ask
 // `rndc zonestatus <zone> IN <view>`; no other path touches the control
 // channel, so a steady-state check never floods named's log.
+//
+// A zone whose answers are not authoritative (layout.ZoneRef.Type) is asked
+// for what it can show. A stub zone is loaded when named answers the SOA
+// query with a referral holding the zone's NS from the stub's data (a stub
+// never answers AA; one that has not loaded answers SERVFAIL), or, from
+// its cache, with the zone's SOA; a mirror zone when it answers the SOA
+// without AA. A static-stub or redirect zone answers no such query: it is
+// asked with `rndc zonestatus`. Forward zones are not listed: named loads
+// nothing for them, and what they answer is the forwarders' (an outage
+// upstream must not take every pod out of its Service).
 type ZoneChecker struct {
 	Addr string
 	// Keys are the view keys by view name; a zone whose view has no key is
@@ -77,6 +87,13 @@ var errRefused = errors.New("REFUSED")
 
 // Check returns nil when the zone is loaded.
 func (z ZoneChecker) Check(ctx context.Context, ref layout.ZoneRef) error {
+	switch ref.Type {
+	case "", layout.ZoneTypeStub, layout.ZoneTypeMirror:
+	case layout.ZoneTypeStaticStub, layout.ZoneTypeRedirect:
+		return z.zonestatus(ctx, ref)
+	default:
+		return fmt.Errorf("zone %s: type %q has no readiness check", zoneID(ref), ref.Type)
+	}
 	key, keyed := z.Keys[ref.View]
 	if ref.View != "" && !keyed {
 		return z.zonestatus(ctx, ref)
@@ -137,13 +154,32 @@ func (z ZoneChecker) query(ctx context.Context, ref layout.ZoneRef, k *Key) erro
 	if r.Rcode == dns.RcodeRefused {
 		return fmt.Errorf("zone %s: %w", zoneID(ref), errRefused)
 	}
-	if r.Rcode != dns.RcodeSuccess || !r.Authoritative {
+	return shows(ref, r)
+}
+
+// shows checks the answer to a zone's SOA query (RD=0) for what a loaded
+// zone of its type shows.
+func shows(ref layout.ZoneRef, r *dns.Msg) error {
+	wantAA := ref.Type == ""
+	if r.Rcode != dns.RcodeSuccess || (wantAA && !r.Authoritative) {
 		return fmt.Errorf("zone %s not loaded: %s aa=%v", zoneID(ref), dns.RcodeToString[r.Rcode], r.Authoritative)
 	}
-	for _, rr := range r.Answer {
-		if rr.Header().Rrtype == dns.TypeSOA && strings.EqualFold(rr.Header().Name, dns.Fqdn(ref.Zone)) {
-			return nil
+	apex := dns.Fqdn(ref.Zone)
+	has := func(rrs []dns.RR, t uint16) bool {
+		for _, rr := range rrs {
+			if rr.Header().Rrtype == t && strings.EqualFold(rr.Header().Name, apex) {
+				return true
+			}
 		}
+		return false
+	}
+	switch {
+	case has(r.Answer, dns.TypeSOA):
+		return nil
+	case ref.Type == layout.ZoneTypeStub && has(r.Ns, dns.TypeNS):
+		return nil // the referral a stub zone gives from its own data
+	case ref.Type == layout.ZoneTypeStub:
+		return fmt.Errorf("zone %s (stub) not loaded: no SOA in the answer and no NS of the zone in the referral", zoneID(ref))
 	}
 	return fmt.Errorf("zone %s not loaded: no SOA in the answer", zoneID(ref))
 }

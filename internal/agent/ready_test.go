@@ -2,8 +2,10 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -126,5 +128,96 @@ func TestSerialBehind(t *testing.T) {
 				t.Errorf("%s: serialBehind(%d, %d) = %v, want %v", tc.reason, tc.a, tc.b, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestShows: what each zone type must show in the answer to its SOA query
+// (RD=0) to be ready.
+func TestShows(t *testing.T) {
+	soa := &dns.SOA{Hdr: dns.RR_Header{Name: "z.test.", Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 60}, Ns: "ns.z.test.", Mbox: "h.z.test.", Serial: 1}
+	ns := &dns.NS{Hdr: dns.RR_Header{Name: "z.test.", Rrtype: dns.TypeNS, Class: dns.ClassINET, Ttl: 60}, Ns: "ns.z.test."}
+	rootNS := &dns.NS{Hdr: dns.RR_Header{Name: ".", Rrtype: dns.TypeNS, Class: dns.ClassINET, Ttl: 60}, Ns: "a.root."}
+	msg := func(rcode int, aa bool, answer, auth []dns.RR) *dns.Msg {
+		return &dns.Msg{MsgHdr: dns.MsgHdr{Rcode: rcode, Authoritative: aa}, Answer: answer, Ns: auth}
+	}
+	cases := map[string]struct {
+		reason string
+		typ    string
+		r      *dns.Msg
+		ok     bool
+	}{
+		"PrimaryAA":          {reason: "a primary answers its SOA with AA", r: msg(dns.RcodeSuccess, true, []dns.RR{soa}, nil), ok: true},
+		"PrimaryNotAA":       {reason: "a primary's SOA without AA is another server's (a cache)", r: msg(dns.RcodeSuccess, false, []dns.RR{soa}, nil)},
+		"PrimaryReferral":    {reason: "a referral is not a primary's data", r: msg(dns.RcodeSuccess, false, nil, []dns.RR{ns})},
+		"StubReferral":       {reason: "a loaded stub answers with a referral from its own NS (issue #36: a resolver with a stub zone was never Ready)", typ: layout.ZoneTypeStub, r: msg(dns.RcodeSuccess, false, nil, []dns.RR{ns}), ok: true},
+		"StubCachedSOA":      {reason: "a stub answers the SOA from the cache after a recursive query", typ: layout.ZoneTypeStub, r: msg(dns.RcodeSuccess, false, []dns.RR{soa}, nil), ok: true},
+		"StubNotLoaded":      {reason: "a stub that never loaded answers SERVFAIL", typ: layout.ZoneTypeStub, r: msg(dns.RcodeServerFailure, false, nil, nil)},
+		"StubRootReferral":   {reason: "a referral to the root is not the stub's data", typ: layout.ZoneTypeStub, r: msg(dns.RcodeSuccess, false, nil, []dns.RR{rootNS})},
+		"MirrorSOA":          {reason: "a mirror zone answers its SOA without AA", typ: layout.ZoneTypeMirror, r: msg(dns.RcodeSuccess, false, []dns.RR{soa}, nil), ok: true},
+		"MirrorReferralOnly": {reason: "a mirror zone that shows only NS has not loaded", typ: layout.ZoneTypeMirror, r: msg(dns.RcodeSuccess, false, nil, []dns.RR{ns})},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := shows(layout.ZoneRef{Zone: "z.test", Type: tc.typ}, tc.r)
+			if (err == nil) != tc.ok {
+				t.Errorf("%s: shows = %v, want ok=%v", tc.reason, err, tc.ok)
+			}
+		})
+	}
+	if err := (ZoneChecker{}).Check(context.Background(), layout.ZoneRef{Zone: "z.test", Type: "hint"}); err == nil {
+		t.Error("a zone type readiness does not know is ready, want an error")
+	}
+}
+
+// TestRealNamedStubReady: a named holding a stub zone (its primary another
+// named) becomes ready under the agent, on real named: the stub never
+// answers AA, and readiness asks it for its NS instead (issue #36: a
+// resolver with a stub zone stayed 503 "zones not loaded"). The same zone
+// with no type, asked for an authoritative SOA, is not ready.
+func TestRealNamedStubReady(t *testing.T) {
+	bindtools.RequireBIND(t)
+	l := newLab(t)
+	// The stub's primary: a plain named serving stubsrc.test.
+	src := filepath.Join(l.root, "stubsrc")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srcPort := bindtools.FreePort(t)
+	zone := "$TTL 300\n@ IN SOA ns1 hostmaster 7 300 60 1209600 60\n@ IN NS ns1\nns1 IN A 127.0.0.1\nwww IN A 192.0.2.77\n"
+	conf := fmt.Sprintf("options {\n\tdirectory %q;\n\tpid-file %q;\n\tlisten-on port %d { 127.0.0.1; };\n\tlisten-on-v6 { none; };\n\trecursion no;\n};\nzone \"stubsrc.test\" {\n\ttype primary;\n\tfile %q;\n};\n",
+		src, filepath.Join(src, "named.pid"), srcPort, filepath.Join(src, "stubsrc.test.zone"))
+	if err := os.WriteFile(filepath.Join(src, "stubsrc.test.zone"), []byte(zone), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "named.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	named := exec.Command(bindtools.Current(t).Script(t, l.root, "named"), "-g", "-c", filepath.Join(src, "named.conf"))
+	named.Stdout, named.Stderr = l.logs, l.logs
+	if err := named.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = named.Process.Kill(); _ = named.Wait() })
+
+	res := &fakeResolver{}
+	res.set("lab-1.lab-headless", "127.0.0.2")
+	l.writeKey("upd-tsig", l.secret)
+	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	extra := fmt.Sprintf("zone \"stubsrc.test\" {\n\ttype stub;\n\tfile %q;\n\tprimaries { 127.0.0.1 port %d; };\n};", filepath.Join(l.dataDir, "stubsrc.test.stub"), srcPort)
+	doc := l.primaryDoc(nil)
+	doc.PrimaryZones = append(doc.PrimaryZones, layout.ZoneRef{Zone: "stubsrc.test", Type: layout.ZoneTypeStub})
+	l.writeConfig(l.fixture(layout.NamedConfPrimary, map[string]string{"@EXTRA@": extra}), l.fixture(layout.NamedConfSecondary, nil), doc)
+	a, _ := l.run(l.options(0, res))
+	waitFor(t, bindtools.Hang, "ready with the stub zone", func() bool { return a.State().Snapshot().Ready })
+
+	chk := ZoneChecker{Addr: l.addr(), Timeout: bindtools.Hang}
+	if err := chk.Check(context.Background(), layout.ZoneRef{Zone: "stubsrc.test", Type: layout.ZoneTypeStub}); err != nil {
+		t.Errorf("the stub zone: %v", err)
+	}
+	if err := chk.Check(context.Background(), layout.ZoneRef{Zone: "stubsrc.test"}); err == nil {
+		t.Error("the stub zone asked as an authoritative zone is ready, want not: a stub never answers AA")
+	}
+	if err := chk.Check(context.Background(), layout.ZoneRef{Zone: "static.test", Type: layout.ZoneTypeStub}); err != nil {
+		t.Errorf("a loaded primary asked as a stub (its SOA answered): %v", err)
 	}
 }

@@ -21,9 +21,15 @@ type Status struct {
 	LastApply         *time.Time   `json:"lastApply,omitempty"`
 	Peers             []PeerStatus `json:"peers"`
 	LastError         *ErrorStatus `json:"lastError,omitempty"`
-	Ready             bool         `json:"ready"`
-	Unready           []string     `json:"unready,omitempty"`
-	NamedPID          int          `json:"namedPID,omitempty"`
+	// SeenHash is the hash of the mounted inputs the agent last acted upon
+	// (applied, waited for, or refused), in AppliedConfigHash's form.
+	SeenHash string `json:"seenHash,omitempty"`
+	// Waiting is the file a change waits for ("waiting for <file> from
+	// ConfigMap <name>"): not applied yet, not failed (arrival.go).
+	Waiting  string   `json:"waiting,omitempty"`
+	Ready    bool     `json:"ready"`
+	Unready  []string `json:"unready,omitempty"`
+	NamedPID int      `json:"namedPID,omitempty"`
 	// HiddenPrimary makes /readyz answer 503 on the primary even when its
 	// zones are loaded, so the serve Service selects only secondaries.
 	HiddenPrimary bool `json:"hiddenPrimary,omitempty"`

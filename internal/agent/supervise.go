@@ -79,6 +79,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	readyCtx, stopReady := context.WithCancel(ctx)
 	defer stopReady()
 	go a.readiness(readyCtx)
+	a.running = true
 
 	poll := time.NewTicker(a.opt.PollInterval)
 	defer poll.Stop()
@@ -133,10 +134,12 @@ func (a *Agent) Run(ctx context.Context) error {
 				a.log.Warn("cannot hash mounted files", "err", err)
 				continue
 			}
-			if c != a.seenCfg || z != a.seenZones {
+			if c != a.seenCfg || z != a.seenZones || a.waitDue() {
 				if a.onChange(ctx, c, z) {
+					a.endWait()
 					convergeDue = time.Now()
 				}
+				a.state.Update(func(s *Status) { s.SeenHash = c[:16] + "/" + z[:16] })
 			}
 			if a.role == RolePrimary && !time.Now().Before(convergeDue) &&
 				(a.state.Snapshot().Ready || time.Since(started) > 30*time.Second) {
@@ -164,6 +167,7 @@ func (a *Agent) Run(ctx context.Context) error {
 			if a.peersPending {
 				before := a.applied
 				if a.reapply(ctx) {
+					a.endWait()
 					a.notifyNewPeers(ctx, before)
 				}
 			}

@@ -299,6 +299,7 @@ func (c *Converger) zone(ctx context.Context, id string, z layout.DynamicZone, o
 		}
 		ops = append(ops, op{key: k, rrs: desired[k], form: f.digest()})
 	}
+	removed := map[RRsetKey]bool{}
 	for _, s := range owned {
 		if keep[s] {
 			continue
@@ -311,6 +312,14 @@ func (c *Converger) zone(ctx context.Context, id string, z layout.DynamicZone, o
 			continue // already gone
 		}
 		ops = append(ops, op{key: k, remove: true})
+		removed[k] = true
+	}
+	if full {
+		for _, k := range cnameConflicts(desired, cur) {
+			if !removed[k] {
+				ops = append(ops, op{key: k, remove: true})
+			}
+		}
 	}
 
 	max := c.MaxMessage
@@ -344,6 +353,44 @@ func (c *Converger) zone(ctx context.Context, id string, z layout.DynamicZone, o
 	}
 	sort.Strings(out)
 	return out, errors.Join(errs...)
+}
+
+// cnameConflicts are the RRsets the zone holds (cur) that keep a desired
+// RRset from being served, whoever wrote them: other data at a name that
+// is to hold a CNAME, a CNAME at a name that is to hold other data (BIND
+// drops such an add in silence, RFC 2136 3.4.2.2). They go in the message
+// that adds the desired RRset, before it (client.apply). The DNSSEC records
+// BIND keeps beside a CNAME (RRSIG, NSEC, its private signing state) stay.
+func cnameConflicts(desired, cur map[RRsetKey][]dns.RR) []RRsetKey {
+	cname := map[string]bool{} // name -> a CNAME is desired there
+	other := map[string]bool{} // name -> other data is desired there
+	for k := range desired {
+		if k.Type == dns.TypeCNAME {
+			cname[k.Name] = true
+		} else {
+			other[k.Name] = true
+		}
+	}
+	var out []RRsetKey
+	for k := range cur {
+		if _, ok := desired[k]; ok {
+			continue
+		}
+		switch k.Type {
+		case dns.TypeRRSIG, dns.TypeNSEC, dns.TypeNSEC3, dns.TypeSOA, 65534:
+			continue
+		case dns.TypeCNAME:
+			if other[k.Name] {
+				out = append(out, k)
+			}
+		default:
+			if cname[k.Name] {
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
 }
 
 // notKept is the error for an RRset BIND accepted an UPDATE for and then

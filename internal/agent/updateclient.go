@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sort"
 	"strings"
 	"time"
 
@@ -194,13 +195,18 @@ func (c *client) query(ctx context.Context, zone string, k RRsetKey) ([]dns.RR, 
 }
 
 // apply sends ops in UPDATE messages of at most max bytes (before the
-// TSIG) and returns the error of each op that failed. A message the server
-// refuses is split in halves until the failing RRsets are alone, so one bad
-// RRset costs its own message, not the pass. BIND applies an UPDATE
-// message whole or not at all.
+// TSIG) and returns the error of each op that failed. The ops of one owner
+// name travel in one message, its deletes before its adds (nameGroups): an
+// RRset replaced by one of another type (A to CNAME, CNAME to A) is one
+// message, which BIND applies whole, so the name is never served with
+// neither, and the add is never one BIND drops in silence (RFC 2136 3.4.2.2:
+// a CNAME is not added beside other data, nor other data beside a CNAME,
+// and the check sees the deletes made earlier in the same message).
+// A message the server refuses is split in halves until the failing names
+// are alone, so one bad RRset costs its own message, not the pass.
 func (c *client) apply(ctx context.Context, zone string, ops []op, max int, res *ConvergeResult) map[RRsetKey]error {
 	failed := map[RRsetKey]error{}
-	var batch []op
+	var batch [][]op
 	size := 0
 	base := 12 + len(zone) + 2 + 4
 	var down error // a transport failure: the rest is not sent
@@ -210,16 +216,39 @@ func (c *client) apply(ctx context.Context, zone string, ops []op, max int, res 
 		}
 		batch, size = nil, 0
 	}
-	for _, o := range ops {
-		n := opSize(o)
+	for _, g := range nameGroups(ops) {
+		n := 0
+		for _, o := range g {
+			n += opSize(o)
+		}
 		if len(batch) > 0 && base+size+n > max {
 			send()
 		}
-		batch = append(batch, o)
+		batch = append(batch, g)
 		size += n
 	}
 	send()
 	return failed
+}
+
+// nameGroups cuts ops into groups of one owner name each, in the order the
+// names first appear, removals before replaces within a group.
+func nameGroups(ops []op) [][]op {
+	at := map[string]int{}
+	var out [][]op
+	for _, o := range ops {
+		i, ok := at[o.key.Name]
+		if !ok {
+			i = len(out)
+			at[o.key.Name] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], o)
+	}
+	for _, g := range out {
+		sort.SliceStable(g, func(i, j int) bool { return g[i].remove && !g[j].remove })
+	}
+	return out
 }
 
 // opSize is an op's uncompressed size in an UPDATE: the delete of the
@@ -232,34 +261,52 @@ func opSize(o op) int {
 	return n
 }
 
-func (c *client) send(ctx context.Context, zone string, batch []op, failed map[RRsetKey]error, res *ConvergeResult, down error) error {
-	if down != nil {
-		for _, o := range batch {
-			failed[o.key] = fmt.Errorf("cannot update %s: not sent: %w", o.key, down)
-		}
-		return down
-	}
+// updateMsg is one UPDATE of zone for groups: every delete first, then
+// every add, so an add never meets data of its name that the same message
+// deletes.
+func updateMsg(zone string, groups [][]op) *dns.Msg {
 	m := new(dns.Msg)
 	m.SetUpdate(zone)
-	for _, o := range batch {
-		m.RemoveRRset([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: o.key.Name, Rrtype: o.key.Type, Class: dns.ClassINET}}})
-		if !o.remove {
-			m.Insert(o.rrs)
+	for _, g := range groups {
+		for _, o := range g {
+			m.RemoveRRset([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: o.key.Name, Rrtype: o.key.Type, Class: dns.ClassINET}}})
 		}
 	}
-	res.Messages++
-	r, err := c.exchange(ctx, m)
-	if err != nil {
-		for _, o := range batch {
-			failed[o.key] = fmt.Errorf("cannot update %s: %w", o.key, err)
+	for _, g := range groups {
+		for _, o := range g {
+			if !o.remove {
+				m.Insert(o.rrs)
+			}
 		}
+	}
+	return m
+}
+
+func (c *client) send(ctx context.Context, zone string, batch [][]op, failed map[RRsetKey]error, res *ConvergeResult, down error) error {
+	fail := func(err func(op) error) {
+		for _, g := range batch {
+			for _, o := range g {
+				failed[o.key] = err(o)
+			}
+		}
+	}
+	if down != nil {
+		fail(func(o op) error { return fmt.Errorf("cannot update %s: not sent: %w", o.key, down) })
+		return down
+	}
+	res.Messages++
+	r, err := c.exchange(ctx, updateMsg(zone, batch))
+	if err != nil {
+		fail(func(o op) error { return fmt.Errorf("cannot update %s: %w", o.key, err) })
 		return err
 	}
 	if r.Rcode == dns.RcodeSuccess {
 		return nil
 	}
 	if len(batch) == 1 {
-		failed[batch[0].key] = fmt.Errorf("cannot update %s: server answered %s", batch[0].key, dns.RcodeToString[r.Rcode])
+		fail(func(o op) error {
+			return fmt.Errorf("cannot update %s: server answered %s", o.key, dns.RcodeToString[r.Rcode])
+		})
 		return nil
 	}
 	half := len(batch) / 2

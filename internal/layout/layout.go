@@ -340,7 +340,20 @@ type DynamicZone struct {
 type ZoneRef struct {
 	Zone string `json:"zone"`
 	View string `json:"view,omitempty"`
+	// Type is the zone's BIND type when its answers are not authoritative
+	// (ZoneTypeStub, ZoneTypeMirror, ZoneTypeStaticStub, ZoneTypeRedirect):
+	// the agent's readiness asks such a zone for what it can show. Empty
+	// for a primary or secondary zone, which must answer its SOA with AA.
+	Type string `json:"type,omitempty"`
 }
+
+// The zone types whose readiness is not an authoritative SOA (ZoneRef.Type).
+const (
+	ZoneTypeStub       = "stub"
+	ZoneTypeMirror     = "mirror"
+	ZoneTypeStaticStub = "static-stub"
+	ZoneTypeRedirect   = "redirect"
+)
 
 // ViewKey is the TSIG key whose signed queries land in a view: every view's
 // match-clients starts with `key "<its transfer key>"`. The agent checks

@@ -25,6 +25,12 @@ type DynamicCase struct {
 // DynCluster is the name of the dynamic case's cluster.
 const DynCluster = "dyn"
 
+// DynPrimaryAddr is the address of the dynamic case's primary Service in
+// the lab (test/multipod): the stub zones of the case name it as their
+// primary, so each pod's stub of a zone another view serves loads from the
+// cluster itself.
+const DynPrimaryAddr = "198.18.21.10"
+
 // dynZones are the zone names the dynamic case picks from.
 var dynZones = []string{"example.com", "example.org", "corp.example", "bücher.example", "2.0.192.in-addr.arpa", strings.Repeat("l", 63) + ".example"}
 
@@ -78,6 +84,7 @@ func GenerateDynamic(seed uint64) DynamicCase {
 			}
 		}
 	}
+	g.dynStub(c)
 	sortObjs(g.objs)
 	dc := DynamicCase{Seed: seed, Steps: []Package{{Seed: seed, Objects: clonePkg(g.objs)}}, Edits: [][]string{{"start"}}}
 	for step := 1; step <= 1+g.r.IntN(3); step++ {
@@ -87,6 +94,78 @@ func GenerateDynamic(seed uint64) DynamicCase {
 		dc.Edits = append(dc.Edits, edits)
 	}
 	return dc
+}
+
+// dynStub adds, in some cases with two views, a zone whose answers are not
+// authoritative: a stub, in the first view, of a zone only the second view
+// serves, loaded from the cluster's own primary (DynPrimaryAddr; the pods'
+// unsigned queries land in the second view by address). Every pod must
+// become ready with it (its readiness is the stub's NS, not an AA answer).
+func (g *gen) dynStub(c *cluster) {
+	if len(c.views) != 2 || !g.chance(0.4) {
+		return
+	}
+	var only []string
+	for _, n := range slices.Sorted(maps.Keys(c.views[1].zones)) {
+		if !c.views[0].zones[n] && !strings.HasPrefix(n, "child.") {
+			only = append(only, n)
+		}
+	}
+	if len(only) == 0 {
+		return
+	}
+	n := only[g.r.IntN(len(only))]
+	c.views[0].zones[n] = true
+	g.add("BindZone", c.views[0].obj+"-stub-"+objName(n), map[string]any{"clusterRef": c.name, "viewRef": c.views[0].obj,
+		"zoneName": n, "type": "stub", "primaries": strs(DynPrimaryAddr)})
+}
+
+// dynRetype changes a DNSRecord's type (A or TXT to CNAME, CNAME to A or
+// TXT) at an owner that holds nothing else, so the new type is valid there:
+// the agent replaces the RRset by one of another type at the same name.
+func (g *gen) dynRetype(recObjs []string) string {
+	for _, k := range g.r.Perm(len(recObjs)) {
+		o := g.obj("DNSRecord", recObjs[k])
+		if o == nil {
+			continue
+		}
+		typ, _ := o.Spec["type"].(string)
+		owner, _ := o.Spec["name"].(string)
+		zo := g.obj("BindZone", o.Spec["zoneRef"].(string))
+		if zo == nil || owner == "@" || owner == "" || strings.Contains(owner, "*") || (typ != "A" && typ != "TXT" && typ != "CNAME") || g.ownerShared(zo, o) {
+			continue
+		}
+		zone := zo.Spec["zoneName"].(string)
+		next := "CNAME"
+		if typ == "CNAME" {
+			next = g.pick("A", "TXT")
+		}
+		v, _ := g.recordValue(next, zone)
+		o.Spec["type"], o.Spec["values"] = next, strs(v)
+		return fmt.Sprintf("retype %s %s→%s", o.Name, typ, next)
+	}
+	return ""
+}
+
+// ownerShared: another record of zone object zo (inline or a DNSRecord)
+// has o's owner name.
+func (g *gen) ownerShared(zo *Object, o *Object) bool {
+	owner := strings.ToLower(o.Spec["name"].(string))
+	recs, _ := zo.Spec["records"].([]any)
+	for _, r := range recs {
+		if n, _ := r.(map[string]any)["name"].(string); strings.ToLower(n) == owner {
+			return true
+		}
+	}
+	for i := range g.objs {
+		x := &g.objs[i]
+		if x.Kind == "DNSRecord" && x.Name != o.Name && x.Spec["zoneRef"] == o.Spec["zoneRef"] {
+			if n, _ := x.Spec["name"].(string); strings.ToLower(n) == owner {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func sortObjs(objs []Object) {
@@ -169,7 +248,7 @@ func (g *gen) dynEdit(step int, recObjs *[]string) []string {
 		case g.chance(0.4) || len(*recObjs) == 0:
 			var zones []*Object
 			for j := range g.objs {
-				if g.objs[j].Kind == "BindZone" {
+				if g.objs[j].Kind == "BindZone" && g.objs[j].Spec["type"] == nil {
 					zones = append(zones, &g.objs[j])
 				}
 			}
@@ -188,6 +267,10 @@ func (g *gen) dynEdit(step int, recObjs *[]string) []string {
 				n := g.dnsRecord(zname, r)
 				*recObjs = append(*recObjs, n)
 				edits = append(edits, "add "+n)
+			}
+		case g.chance(0.25):
+			if e := g.dynRetype(*recObjs); e != "" {
+				edits = append(edits, e)
 			}
 		case g.chance(0.5):
 			n := (*recObjs)[g.r.IntN(len(*recObjs))]

@@ -146,6 +146,9 @@ func TestDynamicCoverage(t *testing.T) {
 				case "BindView":
 					seen["views"] = true
 				case "BindZone":
+					if o.Spec["type"] == "stub" {
+						seen["stub zone"] = true
+					}
 					if strings.HasPrefix(o.Spec["zoneName"].(string), "child.") {
 						seen["child zone"] = true
 					}
@@ -159,7 +162,7 @@ func TestDynamicCoverage(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"views", "child zone", "rrset of 100", "long name", "delegation glue", "delegation DS", "wildcard", "edit add", "edit change", "edit ttl", "edit remove"}
+	want := []string{"views", "child zone", "rrset of 100", "long name", "delegation glue", "delegation DS", "wildcard", "edit add", "edit change", "edit ttl", "edit remove", "edit retype", "stub zone"}
 	for _, a := range tsigAlgs {
 		want = append(want, "alg "+a)
 	}

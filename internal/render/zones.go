@@ -82,6 +82,9 @@ func buildZones(c *model.Cluster, prev *prior.Previous, cache *zonefile.Cache, c
 			zs.byZone[zoneKey{v.Name, z.Name}] = e
 			if z.Spec.Type != v1alpha1.ZoneForward {
 				ref := layout.ZoneRef{Zone: bare(z.Name), View: v.Name}
+				if z.Spec.Type == v1alpha1.ZoneStub {
+					ref.Type = layout.ZoneTypeStub // ready when named shows its NS, never authoritative
+				}
 				e.doc.PrimaryZones = append(e.doc.PrimaryZones, ref)
 				e.doc.SecondaryZones = append(e.doc.SecondaryZones, ref)
 			}

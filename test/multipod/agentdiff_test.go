@@ -4,7 +4,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"maps"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path"
@@ -34,9 +36,12 @@ import (
 // The agent differential (docs/design.md#differential): random
 // dynamic cases from pkggen.GenerateDynamic — views with their own update
 // keys, every TSIG algorithm, a partner's transfer key, child zones,
-// delegations with glue, wildcards, every record type — each a sequence of
-// renders applied live to a cluster of the real agent on real named. After
-// every step:
+// delegations with glue, wildcards, every record type, DNSRecords whose
+// type changes (A or TXT to CNAME and back), a stub zone in one view of a
+// zone the other serves — each a sequence of renders applied live to a
+// cluster of the real agent on real named, the objects of each change laid
+// one at a time in an order drawn from the step (swapInOrder: no pod may
+// report a failed apply in between). After every step:
 //   - the primary's agent converges within agentDiffMaxPasses passes, and
 //     the agentDiffQuiet passes after that send no UPDATE;
 //   - the primary serves every rendered record of every dynamic zone,
@@ -63,7 +68,7 @@ const (
 	agentDiffSeeds     = 2
 	agentDiffMaxPasses = 3
 	agentDiffQuiet     = 2
-	agentDiffSvc       = "198.18.21.10"
+	agentDiffSvc       = pkggen.DynPrimaryAddr // the address the cases' stub zones name
 )
 
 func agentDiffIP(i int) string { return fmt.Sprintf("198.18.20.%d", 10+i) }
@@ -290,7 +295,9 @@ func runDynamic(t *testing.T, lab *Lab, idx int, steps [][]byte) (res dynResult)
 			if renderChanged(prev, r) {
 				before = st.AppliedConfigHash
 			}
-			c.swap(r)
+			if order := c.swapInOrder(t, r, y); len(order) > 1 {
+				t.Logf("step %d: the change arrived in the order %v", i, order)
+			}
 		}
 		prev = r
 		res.applied++
@@ -307,6 +314,69 @@ func runDynamic(t *testing.T, lab *Lab, idx int, steps [][]byte) (res dynResult)
 		}
 	}
 	return res
+}
+
+// swapInOrder lays the objects a render changes (its ConfigMaps and
+// Secrets) one at a time, in an order drawn from the step's text (over the
+// cases, every order of a change's objects), and waits after each until
+// every pod has acted on it (its /status seenHash moved): the agent sees
+// each partial state, as when the kubelet or the API server brings the
+// objects of one change apart. A pod reporting a failed apply on the way is
+// a divergence (fatal here: a partial change must wait, not fail). It
+// returns the mount paths in the order laid.
+func (c *Cluster) swapInOrder(t *testing.T, r *Rendered, step []byte) []string {
+	t.Helper()
+	rc := r.Clusters[c.Name]
+	if rc == nil {
+		t.Fatalf("no cluster %q in the render", c.Name)
+	}
+	old := testutil.NamedMounts(t, c.r)
+	had := map[string]bool{} // mounts the running pods have (a new one needs a new pod)
+	for _, m := range old {
+		had[m.Path] = m.Projected
+	}
+	parts := changedMounts(t, old, testutil.NamedMounts(t, rc))
+	h := fnv.New64a()
+	h.Write(step)
+	rnd := rand.New(rand.NewPCG(h.Sum64(), 36))
+	rnd.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+	var order []string
+	for _, m := range parts {
+		order = append(order, m.Path)
+		seen := map[string]string{}
+		for _, p := range c.Pods {
+			st, _ := p.Status()
+			seen[p.Name] = st.SeenHash
+		}
+		for _, p := range c.Pods {
+			testutil.WriteKubeletDir(t, filepath.Join(p.Root, m.Path), m.Files)
+		}
+		if !had[m.Path] {
+			continue // no agent follows it: nothing to wait for
+		}
+		for _, p := range c.Pods {
+			if err := eventually(hang, 20*time.Millisecond, func() error {
+				st, err := p.Status()
+				if err != nil {
+					return err
+				}
+				if st.LastError != nil {
+					t.Fatalf("%s after %v arrived: a failed apply reported: %s", p.Name, order, st.LastError.Message)
+				}
+				if st.SeenHash == seen[p.Name] {
+					return fmt.Errorf("%s has not acted on %s", p.Name, m.Path)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	c.r = rc
+	for _, p := range c.Pods {
+		p.cluster = rc
+	}
+	return order
 }
 
 // tryRender is renderInputs for a package that may be refused: the errors

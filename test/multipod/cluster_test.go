@@ -414,6 +414,8 @@ type AgentStatus struct {
 	} `json:"lastError"`
 	Ready           bool     `json:"ready"`
 	Unready         []string `json:"unready"`
+	Waiting         string   `json:"waiting"`
+	SeenHash        string   `json:"seenHash"`
 	NamedPID        int      `json:"namedPID"`
 	LastConvergence *struct {
 		Updated, Removed, Unchanged int
