@@ -151,7 +151,10 @@ func (a *Agent) onChange(ctx context.Context, cfgHash, zonesHash string) bool {
 	a.seenCfg, a.seenZones = cfgHash, zonesHash
 	cfgChanged := cfgHash != a.appliedCfg
 	cfg := a.config()
-	if cfgChanged {
+	// agent.json may read the per-zone lists from the zones ConfigMaps
+	// (docs/state.md#shards): a change of those alone is read again too,
+	// and prepared (a new zone's seed), without resolving the peers again.
+	if cfgChanged || zonesHash != a.appliedZones {
 		var err error
 		if cfg, err = LoadConfig(a.opt.ConfigFile); err != nil {
 			a.fail(stagePrepare, err)
@@ -161,9 +164,11 @@ func (a *Agent) onChange(ctx context.Context, cfgHash, zonesHash string) bool {
 			a.fail(stagePrepare, err)
 			return false
 		}
-		if _, err := a.resolvePeers(ctx, cfg); err != nil {
-			a.fail(stagePrepare, err)
-			return false
+		if cfgChanged {
+			if _, err := a.resolvePeers(ctx, cfg); err != nil {
+				a.fail(stagePrepare, err)
+				return false
+			}
 		}
 		a.mu.Lock()
 		a.cfg = cfg
