@@ -27,7 +27,9 @@ func TestRealNamedZoneByZone(t *testing.T) {
 	res := &fakeResolver{}
 	res.set("lab-1.lab-headless", "127.0.0.2")
 	l.writeKey("upd-tsig", l.secret)
-	stmtsDir := filepath.Join(l.root, "zonestmts", "0")
+	// The statements are in a zones ConfigMap of their own, as the
+	// sharded render lays them (docs/state.md#shards).
+	stmtsDir := filepath.Join(l.zonesDir, "2")
 	include := "include \"" + filepath.Join(stmtsDir, "zones.primary.conf") + "\";"
 	primary := func(extra string) []byte {
 		return l.fixture(layout.NamedConfPrimary, map[string]string{"@EXTRA@": include + "\n" + extra})
@@ -41,11 +43,29 @@ func TestRealNamedZoneByZone(t *testing.T) {
 	zoneStmt := func(name, extra string) string {
 		return "zone \"" + name + "\" {\n\ttype primary;\n\tfile \"" + filepath.Join(l.zonesDir, "1", name+".zone") + "\";\n" + extra + "};\n"
 	}
-	writeStmts := func(text string) {
+	modified := false
+	doc := l.primaryDoc(nil)
+	base := doc.PrimaryZones
+	secondary := l.fixture(layout.NamedConfSecondary, nil)
+	// writeStmts lays the zone statements, and the agent's list of zones
+	// for readiness (agent.json here, a shard's agent-zones.json in a
+	// render): the agent's lists are not named's.
+	writeStmts := func(names ...string) {
 		t.Helper()
+		text := ""
+		doc.PrimaryZones = base
+		for _, n := range names {
+			extra := ""
+			if n == "two.test" && modified {
+				extra = "\tnotify no;\n"
+			}
+			text += zoneStmt(n, extra)
+			doc.PrimaryZones = append(doc.PrimaryZones, layout.ZoneRef{Zone: n})
+		}
 		if err := kubeletdir.Write(stmtsDir, map[string][]byte{"zones.primary.conf": []byte(text)}); err != nil {
 			t.Fatal(err)
 		}
+		l.writeConfig(conf(""), secondary, doc)
 	}
 	zoneFile := func(ns string) []byte {
 		return []byte("$TTL 300\n@ IN SOA ns hostmaster 1 300 60 1209600 60\n@ IN NS ns\nns IN A " + ns + "\n")
@@ -58,12 +78,8 @@ func TestRealNamedZoneByZone(t *testing.T) {
 	}
 	files := map[string][]byte{"one.test.zone": zoneFile("192.0.2.1"), "two.test.zone": zoneFile("192.0.2.2")}
 	writeZoneFiles(files)
-	writeStmts(zoneStmt("one.test", "") + zoneStmt("two.test", ""))
 	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
-	secondary := l.fixture(layout.NamedConfSecondary, nil)
-	doc := l.primaryDoc(nil)
-	doc.PrimaryZones = append(doc.PrimaryZones, layout.ZoneRef{Zone: "one.test"}, layout.ZoneRef{Zone: "two.test"})
-	l.writeConfig(conf(""), secondary, doc)
+	writeStmts("one.test", "two.test")
 
 	o := l.options(0, res)
 	a, stop := l.run(o)
@@ -90,7 +106,7 @@ func TestRealNamedZoneByZone(t *testing.T) {
 		rc, zc := reconfigs(), zoneCmds()
 		files["three.test.zone"] = zoneFile("192.0.2.3")
 		writeZoneFiles(files)
-		writeStmts(zoneStmt("one.test", "") + zoneStmt("two.test", "") + zoneStmt("three.test", ""))
+		writeStmts("one.test", "two.test", "three.test")
 		waitFor(t, bindtools.Hang, "added zone served", func() bool {
 			return cmp.Equal(answers(l.addr(), "ns.three.test", dns.TypeA), []string{"192.0.2.3"})
 		})
@@ -105,7 +121,8 @@ func TestRealNamedZoneByZone(t *testing.T) {
 		rc := reconfigs()
 		files["two.test.zone"] = zoneFile("192.0.2.22")
 		writeZoneFiles(files)
-		writeStmts(zoneStmt("one.test", "") + zoneStmt("two.test", "\tnotify no;\n") + zoneStmt("three.test", ""))
+		modified = true
+		writeStmts("one.test", "two.test", "three.test")
 		waitFor(t, bindtools.Hang, "changed zone served", func() bool {
 			return cmp.Equal(answers(l.addr(), "ns.two.test", dns.TypeA), []string{"192.0.2.22"})
 		})
@@ -115,7 +132,7 @@ func TestRealNamedZoneByZone(t *testing.T) {
 
 	t.Run("Remove", func(t *testing.T) {
 		rc := reconfigs()
-		writeStmts(zoneStmt("two.test", "\tnotify no;\n") + zoneStmt("three.test", ""))
+		writeStmts("two.test", "three.test")
 		waitFor(t, bindtools.Hang, "removed zone gone", func() bool {
 			r, err := query(l.addr(), "one.test", dns.TypeSOA)
 			return err == nil && r.Rcode == dns.RcodeRefused
@@ -127,7 +144,7 @@ func TestRealNamedZoneByZone(t *testing.T) {
 	t.Run("BadZoneRefusedAlone", func(t *testing.T) {
 		files["bad.test.zone"] = []byte("$TTL 300\n@ IN SOA ns hostmaster 1 300 60 1209600 60\n@ IN NS ns\nns IN A not-an-address\n")
 		writeZoneFiles(files)
-		writeStmts(zoneStmt("two.test", "\tnotify no;\n") + zoneStmt("three.test", "") + zoneStmt("bad.test", ""))
+		writeStmts("two.test", "three.test", "bad.test")
 		waitFor(t, bindtools.Hang, "error in status", func() bool { return a.State().Snapshot().LastError != nil })
 		e := a.State().Snapshot().LastError
 		if !strings.HasSuffix(e.File, "bad.test.zone") || e.Line != 4 {
@@ -163,7 +180,7 @@ func TestRealNamedZoneByZone(t *testing.T) {
 	t.Run("RestartAfterAddedZones", func(t *testing.T) {
 		files["four.test.zone"] = zoneFile("192.0.2.5")
 		writeZoneFiles(files)
-		writeStmts(zoneStmt("two.test", "\tnotify no;\n") + zoneStmt("three.test", "") + zoneStmt("bad.test", "") + zoneStmt("four.test", ""))
+		writeStmts("two.test", "three.test", "bad.test", "four.test")
 		waitFor(t, bindtools.Hang, "four.test served", func() bool { return answers(l.addr(), "ns.four.test", dns.TypeA) != nil })
 		if err := stop(); err != nil {
 			t.Fatalf("agent stopped with %v", err)
