@@ -260,13 +260,18 @@ func fileZone(s namedconf.Stmt, view string) (FileZone, bool) {
 	return FileZone{ZoneKey: ZoneKey{Zone: strings.TrimSuffix(s.Words[1].Text, "."), View: view}, File: file}, true
 }
 
-// configForNamed is agent.json as far as named sees it: the per-zone lists
-// (dynamic zones' records, seeds, readiness lists) are the agent's alone,
-// and what they make named read (a zone's statement, a seeded file, a
-// key include) is hashed where named reads it.
+// configForNamed is agent.json as far as named sees it: the dynamic
+// zones' records (and where they are read from), the seeds and the
+// readiness lists are the agent's alone, and what they make named read (a
+// zone's statement, a seeded file) is hashed where named reads it, so
+// adding a zone changes none of it.
 func configForNamed(cfg *layout.AgentConfigDoc) ([]byte, error) {
 	c := *cfg
 	c.DynamicZones, c.SeedZones, c.DNSSECZones, c.PrimaryZones, c.SecondaryZones = nil, nil, nil, nil, nil
+	for _, z := range cfg.DynamicZones {
+		z.Records, z.Source = nil, ""
+		c.DynamicZones = append(c.DynamicZones, z)
+	}
 	return json.Marshal(&c)
 }
 
