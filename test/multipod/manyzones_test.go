@@ -425,7 +425,9 @@ options {
 		}
 		pods[i] = &refPod{dir: dir, net: lab.addNetns(name, ip(i)), argv: []string{"/bin/sh", "-c", "exec " + named + " -g -c " + filepath.Join(dir, "named.conf")}}
 	}
-	start := func(p *refPod) { p.proc = lab.startProc(p.net, "", []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, p.argv, &syncLog{}) }
+	start := func(p *refPod) {
+		p.proc = lab.startProc(p.net, "", []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, p.argv, &syncLog{})
+	}
 	t0 := time.Now()
 	for _, p := range pods {
 		start(p)
@@ -433,7 +435,10 @@ options {
 	var wg sync.WaitGroup
 	for i, p := range pods {
 		wg.Add(1)
-		go func() { defer wg.Done(); loadedAfter(t, p.net.IP, zones, t0, fmt.Sprintf("manyref-%d (started together)", i)) }()
+		go func() {
+			defer wg.Done()
+			loadedAfter(t, p.net.IP, zones, t0, fmt.Sprintf("manyref-%d (started together)", i))
+		}()
 	}
 	wg.Wait()
 	refRSS(t, pods[0].proc, pods[1].proc, pods[2].proc)
