@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
@@ -427,5 +430,70 @@ include "@ROOT@/zonestmts/1/zones.conf";
 				t.Errorf("the check config holds %d zone statements, want the %d added:\n%s", n, len(keep), conf)
 			}
 		})
+	}
+}
+
+// TestReadConfViews: zones in views are keyed by their view and checked
+// inside it; allow-new-zones holds when every view allows it (its own
+// setting, else the options'); the catalog and policy zones the views name
+// are special.
+func TestReadConfViews(t *testing.T) {
+	conf := func(internal string) string {
+		return `options { directory "/var/lib/bind"; allow-new-zones yes; };
+view "external" {
+	match-clients { any; };
+	catalog-zones { zone "catalog.example" default-primaries { 192.0.2.1; }; };
+	zone "catalog.example" { type primary; file "/z/catalog"; };
+	zone "example.com" { type primary; file "/z/ext"; };
+};
+view "internal" {
+	` + internal + `
+	response-policy { zone "rpz.example"; };
+	zone "rpz.example" { type primary; file "/z/rpz"; };
+	zone "example.com" { type primary; file "/z/int"; };
+};
+`
+	}
+	read := func(t *testing.T, text string) Snapshot {
+		t.Helper()
+		stmts, err := namedconf.ReadConf("named.conf", "/", func(string) ([]byte, error) { return []byte(text), nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s Snapshot
+		if err := s.readConf(sha256.New(), stmts); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := read(t, conf(""))
+	if !s.NewZones {
+		t.Error("NewZones = false, want true: both views inherit the options' allow-new-zones yes")
+	}
+	var special []string
+	for k, z := range s.Stmts {
+		if z.Special {
+			special = append(special, k.String())
+		}
+	}
+	sort.Strings(special)
+	if diff := cmp.Diff([]string{"catalog.example/external", "rpz.example/internal"}, special); diff != "" {
+		t.Errorf("special zones (-want +got):\n%s", diff)
+	}
+	if read(t, conf("allow-new-zones no;")).NewZones {
+		t.Error("NewZones = true with a view that says allow-new-zones no")
+	}
+	check, err := zoneCheckConf(s, map[ZoneKey]bool{{Zone: "example.com", View: "internal"}: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := read(t, string(check))
+	var keys []string
+	for k := range got.Stmts {
+		keys = append(keys, k.String())
+	}
+	sort.Strings(keys)
+	if diff := cmp.Diff([]string{"catalog.example/external", "example.com/internal", "rpz.example/internal"}, keys); diff != "" {
+		t.Errorf("zones of the check config (-want +got):\n%s\n%s", diff, check)
 	}
 }
