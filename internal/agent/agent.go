@@ -47,7 +47,10 @@ type Agent struct {
 
 	appliedCfg, appliedZones string   // hashes named runs with
 	appliedSnap              Snapshot // what named read, per file (plan.go)
-	seenCfg, seenZones       string   // hashes last acted upon
+	zonesDirty               bool     // zone commands failed part way: reconfigure next
+	hashMu                   sync.Mutex
+	hashCache                map[string]*dirSums // zone file hashes by directory (plan.go)
+	seenCfg, seenZones       string              // hashes last acted upon
 	serversText              string
 	// written are the server lists last written to servers.conf; they are
 	// published in /status only once named has loaded that file (start,
@@ -200,11 +203,13 @@ func (a *Agent) config() *layout.AgentConfigDoc {
 	return a.cfg
 }
 
+// hashes tell whether the mounted files changed (TreeVersion: a laid
+// ConfigMap by its version, not its content).
 func (a *Agent) hashes() (cfg, zones string, err error) {
-	cfg, err = TreeHash(filepath.Dir(a.opt.ConfigFile), a.opt.KeysDir, a.opt.RNDCDir, a.dnssecDir())
+	cfg, err = TreeVersion(filepath.Dir(a.opt.ConfigFile), a.opt.KeysDir, a.opt.RNDCDir, a.dnssecDir())
 	if err != nil {
 		return "", "", err
 	}
-	zones, err = TreeHash(a.opt.ZonesDir)
+	zones, err = TreeVersion(a.opt.ZonesDir)
 	return cfg, zones, err
 }

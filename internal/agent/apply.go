@@ -28,37 +28,64 @@ func (a *Agent) fail(stage string, err error) {
 }
 
 // apply makes named load what plan says (plan.go): nothing (a change of
-// the dynamic zones' records only, which converge by UPDATE), or
-// named-checkconf, then `rndc reconfig` when the configuration changed,
-// then `rndc reload ZONE IN VIEW` for each zone whose file changed.
+// the dynamic zones' records only, which converge by UPDATE); or, for a
+// change of zones alone, named-checkconf on those zones' statements and
+// files only (checkZones), then `rndc delzone`, `addzone`, `modzone` and
+// `reload ZONE IN VIEW` for exactly those zones; or, when the rest of the
+// configuration changed, named-checkconf on the whole config, `rndc
+// reconfig`, then the reloads of the zones whose file changed.
 func (a *Agent) apply(ctx context.Context, plan Plan, snap Snapshot, cfgHash, zonesHash string) bool {
 	start := time.Now()
 	var ran []string
 	if !plan.Empty() {
-		if err := RunNamedCheckconf(ctx, a.opt.NamedCheckconf, a.checkTarget()); err != nil {
+		check := func() error {
+			if plan.Reconfig {
+				return RunNamedCheckconf(ctx, a.opt.NamedCheckconf, a.checkTarget())
+			}
+			return a.checkZones(ctx, plan, snap)
+		}
+		if err := check(); err != nil {
 			a.fail(stageCheckconf, err)
 			return false
 		}
 		var cmds [][]string
 		if plan.Reconfig {
+			// named reads the config afresh: zones added one by one since
+			// it last did are in it now, and must not be in the NZD too.
+			if err := a.clearNewZones(); err != nil {
+				a.fail(stagePrepare, err)
+				return false
+			}
 			cmds = append(cmds, []string{"reconfig"})
+		}
+		for _, k := range plan.Delete {
+			cmds = append(cmds, zoneArgs("delzone", k))
+		}
+		for _, z := range plan.Add {
+			cmds = append(cmds, append(zoneArgs("addzone", z.ZoneKey), z.Body))
+		}
+		for _, z := range plan.Modify {
+			cmds = append(cmds, append(zoneArgs("modzone", z.ZoneKey), z.Body))
 		}
 		for _, z := range plan.Reload {
 			cmds = append(cmds, reloadArgs(z))
 		}
 		for _, cmd := range cmds {
 			if _, err := a.rndc.Run(ctx, cmd...); err != nil {
+				// Zone commands before this one took: named no longer runs
+				// the applied config, and the next change reconfigures.
+				a.zonesDirty = a.zonesDirty || (!plan.Reconfig && len(ran) > 0)
 				// named refuses a config it cannot load and keeps the old
 				// one; the files may have changed since the check, so
 				// locate the problem again.
-				if cerr := RunNamedCheckconf(ctx, a.opt.NamedCheckconf, a.checkTarget()); cerr != nil {
+				if cerr := check(); cerr != nil {
 					a.fail(stageCheckconf, cerr)
 				} else {
 					a.fail(stageRNDC, err)
 				}
 				return false
 			}
-			ran = append(ran, strings.Join(cmd, " "))
+			ran = append(ran, summary(cmd))
 		}
 	}
 	if plan.Reconfig {
@@ -78,10 +105,16 @@ func (a *Agent) apply(ctx context.Context, plan Plan, snap Snapshot, cfgHash, zo
 	now := time.Now().UTC()
 	a.appliedCfg, a.appliedZones, a.appliedSnap = cfgHash, zonesHash, snap
 	if plan.Reconfig {
+		a.zonesDirty = false
+	}
+	if plan.Reconfig {
 		a.state.metrics.Reloads.WithLabelValues(kindReconfig).Inc()
 	}
 	if len(plan.Reload) > 0 {
 		a.state.metrics.Reloads.WithLabelValues(kindReload).Inc()
+	}
+	if len(plan.Add)+len(plan.Modify)+len(plan.Delete) > 0 {
+		a.state.metrics.Reloads.WithLabelValues(kindZone).Inc()
 	}
 	a.state.metrics.ConfigError.Set(0)
 	a.state.metrics.LastApply.Set(float64(now.Unix()))
@@ -98,12 +131,33 @@ func (a *Agent) apply(ctx context.Context, plan Plan, snap Snapshot, cfgHash, zo
 	return true
 }
 
+// summary is an rndc command for the log: addzone and modzone without
+// the zone's statement.
+func summary(cmd []string) string {
+	if cmd[0] == "addzone" || cmd[0] == "modzone" {
+		cmd = cmd[:len(cmd)-1]
+	}
+	return strings.Join(cmd, " ")
+}
+
+// zoneArgs are rndc's arguments for a command on one zone.
+func zoneArgs(cmd string, k ZoneKey) []string {
+	args := []string{cmd, k.Zone}
+	if k.View != "" {
+		args = append(args, "IN", k.View)
+	}
+	return args
+}
+
 // onChange handles a new hash of the mounted files.
 func (a *Agent) onChange(ctx context.Context, cfgHash, zonesHash string) bool {
 	a.seenCfg, a.seenZones = cfgHash, zonesHash
 	cfgChanged := cfgHash != a.appliedCfg
 	cfg := a.config()
-	if cfgChanged {
+	// agent.json may read the per-zone lists from the zones ConfigMaps
+	// (docs/state.md#shards): a change of those alone is read again too,
+	// and prepared (a new zone's seed), without resolving the peers again.
+	if cfgChanged || zonesHash != a.appliedZones {
 		var err error
 		if cfg, err = LoadConfig(a.opt.ConfigFile); err != nil {
 			a.fail(stagePrepare, err)
@@ -113,9 +167,11 @@ func (a *Agent) onChange(ctx context.Context, cfgHash, zonesHash string) bool {
 			a.fail(stagePrepare, err)
 			return false
 		}
-		if _, err := a.resolvePeers(ctx, cfg); err != nil {
-			a.fail(stagePrepare, err)
-			return false
+		if cfgChanged {
+			if _, err := a.resolvePeers(ctx, cfg); err != nil {
+				a.fail(stagePrepare, err)
+				return false
+			}
 		}
 		a.mu.Lock()
 		a.cfg = cfg
@@ -130,10 +186,13 @@ func (a *Agent) onChange(ctx context.Context, cfgHash, zonesHash string) bool {
 		return false
 	}
 	plan := PlanChange(a.appliedSnap, snap)
-	if a.peersPending { // servers.conf holds lists named has not loaded
-		plan.Reconfig = true
+	// servers.conf holds lists named has not loaded, or zone commands
+	// failed part way (named holds some of them): one reconfig.
+	if a.peersPending || a.zonesDirty {
+		plan.reconfigure(a.appliedSnap)
 	}
-	a.log.Info("mounted files changed", "config", cfgChanged, "zones", zonesHash != a.appliedZones, "reconfig", plan.Reconfig, "reload", fmt.Sprint(plan.Reload))
+	a.log.Info("mounted files changed", "config", cfgChanged, "zones", zonesHash != a.appliedZones, "reconfig", plan.Reconfig, "reload", fmt.Sprint(plan.Reload),
+		"addzone", len(plan.Add), "modzone", len(plan.Modify), "delzone", len(plan.Delete))
 	return a.apply(ctx, plan, snap, cfgHash, zonesHash)
 }
 
@@ -172,6 +231,6 @@ func (a *Agent) reapply(ctx context.Context) bool {
 		return false
 	}
 	plan := PlanChange(a.appliedSnap, snap)
-	plan.Reconfig = true
+	plan.reconfigure(a.appliedSnap)
 	return a.apply(ctx, plan, snap, a.seenCfg, a.seenZones)
 }

@@ -94,6 +94,12 @@ func (a *Agent) primaryAddrs(cfg *layout.AgentConfigDoc) map[string]string {
 // refreshEvery spaces the agent's refreshes of one zone that is not loaded.
 const refreshEvery = 5 * time.Second
 
+// maxRefreshesPerPass bounds the zones one readiness pass asks the primary
+// about and refreshes: a new secondary of 100,000 zones has them all
+// unloaded while named transfers them itself, and each refresh is an rndc
+// process.
+const maxRefreshesPerPass = 50
+
 // refreshUnloaded runs on a secondary while zones are not loaded: each one
 // the primary answers for now (its SOA, signed with the view's key) gets
 // `rndc refresh`, at most once per refreshEvery (tried holds the last
@@ -110,11 +116,21 @@ func (a *Agent) refreshUnloaded(ctx context.Context, zones []layout.ZoneRef, tri
 	cfg := a.config()
 	keys, _ := LoadViewKeys(cfg.Views)
 	primaries := a.primaryAddrs(cfg)
+	asked := 0
 	for _, z := range zones {
 		k, ok := keys[z.View]
 		paddr, pok := primaries[z.View]
 		if !ok || !pok || time.Since(tried[z]) < refreshEvery {
 			continue
+		}
+		if tried[z].IsZero() {
+			// First seen unloaded: named's own first refresh (a zone just
+			// added, a secondary just started) gets refreshEvery.
+			tried[z] = time.Now()
+			continue
+		}
+		if asked++; asked > maxRefreshesPerPass {
+			break
 		}
 		if _, err := SOASerial(ctx, paddr, z.Zone, &k, time.Second); err != nil {
 			continue // the primary does not answer for it (yet)

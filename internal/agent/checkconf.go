@@ -27,7 +27,7 @@ func (e *CheckError) Error() string {
 	return "named-checkconf rejected the config: " + e.Message
 }
 
-var locatedLine = regexp.MustCompile(`(?m)^(?:zone [^:]+: )?(/[^:\s]+|[^:\s]+\.[^:\s]+):(\d+): (.*)$`)
+var locatedLine = regexp.MustCompile(`(?m)^(?:zone [^:]+: |dns_[a-z_]+: )?(/[^:\s]+|[^:\s]+\.[^:\s]+):(\d+): (.*)$`)
 
 // ParseCheckOutput extracts the first file:line message from named-checkconf output.
 func ParseCheckOutput(out string) *CheckError {

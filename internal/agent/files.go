@@ -186,7 +186,43 @@ func TreeHash(roots ...string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// TreeVersion is TreeHash without reading what need not be read: a
+// directory laid as the kubelet lays a ConfigMap (a `..data` link) is
+// hashed by the directory its content is in (dirVersion: a new one for
+// every switch) and its visible names, not by its files' content. The
+// agent polls it every PollInterval: with 100,000 zone files, TreeHash
+// read every file each time.
+func TreeVersion(roots ...string) (string, error) {
+	h := sha256.New()
+	for _, root := range roots {
+		fmt.Fprintf(h, "root %s\n", root)
+		if err := versionDir(h, root, "", 0); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func versionDir(h io.Writer, root, rel string, depth int) error {
+	dir := filepath.Join(root, rel)
+	ver := dirVersion(dir)
+	if ver == "" {
+		return hashDirWith(h, root, rel, depth, versionDir)
+	}
+	names, err := visibleNames(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(h, "laid %s %s %s\n", rel, ver, strings.Join(names, "/"))
+	return nil
+}
+
 func hashDir(h io.Writer, root, rel string, depth int) error {
+	return hashDirWith(h, root, rel, depth, hashDir)
+}
+
+// hashDirWith hashes root/rel's files and, by sub, its directories.
+func hashDirWith(h io.Writer, root, rel string, depth int, sub func(h io.Writer, root, rel string, depth int) error) error {
 	if depth > 8 {
 		return nil
 	}
@@ -213,7 +249,7 @@ func hashDir(h io.Writer, root, rel string, depth int) error {
 		switch {
 		case fi.IsDir():
 			fmt.Fprintf(h, "dir %s\n", p)
-			if err := hashDir(h, root, p, depth+1); err != nil {
+			if err := sub(h, root, p, depth+1); err != nil {
 				return err
 			}
 		case fi.Mode().IsRegular():

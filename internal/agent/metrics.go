@@ -14,6 +14,7 @@ const (
 	// reload kinds: the rndc command that applied a change.
 	kindReconfig = "reconfig"
 	kindReload   = "reload"
+	kindZone     = "zone" // rndc addzone, modzone, delzone
 	// failure stages: where a change stopped.
 	stageCheckconf = "checkconf"
 	stageRNDC      = "rndc"
@@ -58,7 +59,7 @@ func newMetrics() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewPedanticRegistry(),
 		Reloads: counter("bindfn_agent_reloads_total",
-			"Config or zone changes applied to named (kind=reconfig: rndc reconfig; kind=reload: rndc reload of the changed zones).", "kind", kindReconfig, kindReload),
+			"Config or zone changes applied to named (kind=reconfig: rndc reconfig; kind=reload: rndc reload of the changed zones; kind=zone: rndc addzone, modzone or delzone of the changed zones).", "kind", kindReconfig, kindReload, kindZone),
 		ReloadFailures: counter("bindfn_agent_reload_failures_total",
 			"Changes not applied (stage=checkconf|rndc|prepare).", "stage", stageCheckconf, stageRNDC, stagePrepare),
 		PeerChanges: prometheus.NewCounter(prometheus.CounterOpts{Name: "bindfn_agent_peer_changes_total",

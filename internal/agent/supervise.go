@@ -32,6 +32,10 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err != nil {
 		return &UsageError{err}
 	}
+	// named starts from the rendered config alone (newzones.go).
+	if err := clearNewZones(snap); err != nil {
+		return err
+	}
 	a.appliedCfg, a.appliedZones, a.appliedSnap = cfgHash, zonesHash, snap
 	a.seenCfg, a.seenZones = cfgHash, zonesHash
 	a.publishPeers() // named starts with the lists just written
@@ -164,7 +168,7 @@ func (a *Agent) Run(ctx context.Context) error {
 			}
 			// A change named has not loaded yet (this one, or one whose
 			// apply failed) is applied now; it is retried every interval.
-			if a.peersPending {
+			if a.peersPending || a.zonesDirty {
 				before := a.applied
 				if a.reapply(ctx) {
 					a.endWait()

@@ -29,6 +29,19 @@ const (
 	serialQueryRate = 1000
 )
 
+// Zone transfer concurrency (docs/kubelet-sync.md, "Secondaries of many
+// zones"): BIND's defaults (transfers-in 10, transfers-per-ns 2,
+// transfers-out 10) let a secondary take 2 zones at a time from its one
+// primary, about 16 small zones a second: over an hour for 100,000 zones.
+// A secondary takes up to transfersPerNS at once from the primary; the
+// primary serves transfersOut at once (two secondaries at full speed),
+// below BIND's 150 tcp-clients so queries over TCP still get through.
+const (
+	transfersIn    = 100
+	transfersPerNS = 50
+	transfersOut   = 100
+)
+
 // confPlan is what named.conf needs besides the model: where each file is.
 type confPlan struct {
 	// files maps a zone (view + canonical name) to its path in the pod.
@@ -228,6 +241,14 @@ func (b *confBuilder) options() nc.Stmt {
 		nc.S(nc.Kw("startup-notify-rate"), nc.Int(notifyRate)),
 		nc.S(nc.Kw("serial-query-rate"), nc.Int(serialQueryRate)),
 		nc.S(nc.Kw("notify-delay"), nc.Int(0)),
+		nc.S(nc.Kw("transfers-in"), nc.Int(transfersIn)),
+		nc.S(nc.Kw("transfers-per-ns"), nc.Int(transfersPerNS)),
+		nc.S(nc.Kw("transfers-out"), nc.Int(transfersOut)),
+		// The agent adds, changes and removes one zone with rndc addzone,
+		// modzone and delzone instead of a reconfig of every zone; named
+		// keeps those in its NZD under the directory, which the agent
+		// empties before every start and reconfig (internal/agent/newzones.go).
+		nc.S(nc.Kw("allow-new-zones"), nc.Kw("yes")),
 	)
 	if b.role == Primary {
 		o = append(o, nc.S(nc.Kw("notify"), nc.Kw("explicit")))

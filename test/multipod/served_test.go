@@ -132,7 +132,7 @@ func TestServedThroughChanges(t *testing.T) {
 // applyCounts summarises what a pod's agent ran for the changes.
 func applyCounts(log string) string {
 	var parts []string
-	for _, k := range []string{"nothing for named to load", `rndc="reload `, "rndc=reconfig", `rndc="reconfig`, "dynamic zones converged"} {
+	for _, k := range []string{"nothing for named to load", `rndc="reload `, `rndc="addzone `, `rndc="modzone `, `rndc="delzone `, "rndc=reconfig", `rndc="reconfig`, "dynamic zones converged"} {
 		parts = append(parts, fmt.Sprintf("%s ×%d", k, strings.Count(log, k)))
 	}
 	return strings.Join(parts, ", ")
