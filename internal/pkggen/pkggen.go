@@ -702,6 +702,11 @@ func (g *gen) dnssecPolicy(c *cluster) {
 	opt("zonePropagationDelay", "PT5M", "PT300S", "PT1H")
 	opt("parentDSTTL", "P1D", "PT1H")
 	opt("parentPropagationDelay", "PT1H", "P1D")
+	if g.chance(0.2) {
+		// parental-agents: 9.18 and 9.20 read them the same; named asks
+		// them for the DS only during a KSK rollover.
+		spec["parentalAgents"] = map[string]any{"addresses": strs(g.pick("192.0.2.53", "192.0.2.53:5353", "[2001:db8::53]:5353", "198.51.100.53"))}
+	}
 	max := 0
 	if m, ok := spec["maxZoneTTL"].(string); ok {
 		max = map[string]int{"P1D": 86400, "PT12H": 43200, "P2D": 172800}[m]
