@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -176,26 +177,48 @@ func Bin(t testing.TB, name string) string {
 }
 
 // FreePort returns a port on 127.0.0.1 that is free for both TCP and UDP
-// (DNS needs both) at the time of the call.
+// (DNS needs both) at the time of the call, never the same one twice in a
+// test binary. It is drawn below Linux's ephemeral range (32768-60999 by
+// default): a port the kernel hands to a listener on port 0 (an agent's
+// HTTP listener in the same test) or to a client's source port cannot be
+// one FreePort returned and a server has not bound yet. Drawn from the
+// ephemeral range, a named of the agent's tests once found its DNS port
+// taken by the agent's own metrics listener, and its secondary's transfers
+// read HTTP.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	for range 50 {
-		l, err := net.Listen("tcp4", "127.0.0.1:0")
-		if err != nil {
-			t.Fatalf("cannot listen on loopback: %v", err)
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 500 {
+		port := freePortLow + rand.IntN(freePortHigh-freePortLow)
+		if portsGiven[port] {
+			continue
 		}
-		port := l.Addr().(*net.TCPAddr).Port
+		l, err := net.Listen("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
 		u, err := net.ListenPacket("udp4", fmt.Sprintf("127.0.0.1:%d", port))
 		l.Close()
 		if err != nil {
 			continue
 		}
 		u.Close()
+		portsGiven[port] = true
 		return port
 	}
-	t.Fatal("cannot find a loopback port free for both TCP and UDP")
+	t.Fatalf("cannot find a loopback port in %d-%d free for both TCP and UDP", freePortLow, freePortHigh-1)
 	return 0
 }
+
+// FreePort's range: below the kernel's ephemeral ports, above the ports
+// of well-known services.
+const freePortLow, freePortHigh = 20000, 32768
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
 
 // NamedCheckconf runs `named-checkconf -t root -z file` on every release
 // (Releases): file is the absolute path named sees inside root (the pod's
