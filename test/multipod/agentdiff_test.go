@@ -145,9 +145,9 @@ func TestAgentDifferential(t *testing.T) {
 		if err := checkServed(t, c, r, items); err != nil {
 			t.Fatalf("before the stray record: %v", err)
 		}
-		var doc layout.AgentConfigDoc
-		if err := json.Unmarshal([]byte(r.Clusters[c.Name].ConfigMaps[layout.ConfigMapName(c.Name)].Data[layout.AgentConfig]), &doc); err != nil {
-			t.Fatal(err)
+		doc := testutil.AgentConfig(t, r.Clusters[c.Name]) // with the shards' zones (zoneDocs)
+		if len(doc.DynamicZones) == 0 {
+			t.Fatal("the render has no dynamic zone to add a stray record to")
 		}
 		dz := doc.DynamicZones[0]
 		key := c.tsig(t, strings.TrimSuffix(path.Base(dz.KeyFile), ".conf"))
@@ -465,10 +465,11 @@ func waitConverged(p *Pod, before string, since time.Time) (passes, updated int,
 
 // checkServed compares what every pod serves with the render.
 func checkServed(t *testing.T, c *Cluster, r *Rendered, items []model.Item) error {
-	rc := r.Clusters[c.Name]
-	var doc layout.AgentConfigDoc
-	if err := json.Unmarshal([]byte(rc.ConfigMaps[layout.ConfigMapName(c.Name)].Data[layout.AgentConfig]), &doc); err != nil {
-		t.Fatal(err)
+	// agent.json with every shard's agent-zones.json appended: the
+	// dynamic and primary zones live in the shards (docs/state.md#shards)
+	doc := testutil.AgentConfig(t, r.Clusters[c.Name])
+	if len(doc.DynamicZones) == 0 {
+		t.Fatal("the render has no dynamic zone: nothing to compare")
 	}
 	keys := map[string]TSIG{}
 	for _, v := range doc.Views {

@@ -1,7 +1,6 @@
 package multipod
 
 import (
-	"bufio"
 	"fmt"
 	"regexp"
 	"strings"
@@ -121,69 +120,95 @@ func shardLayout(t *testing.T, r *Rendered) (main string, parts []shardPart, sha
 type shardProbe struct {
 	where string
 	rr    dns.RR
+	// referral: rr is a delegation's NS, which the zone answers in the
+	// authority section of a referral, not authoritatively.
+	referral bool
 }
 
 // probesOf picks the first and the last record of every part that a query
-// answers authoritatively: an owner one label below the apex (no
-// delegation, no glue beneath one), not an NS.
+// answers from the zone: authoritatively (not the apex's SOA or NS, nothing
+// at or below a delegation), or, for a delegation's NS, in a referral.
+// Glue is never picked. Parts hold runs of names in canonical order, so a
+// part may hold only _service._tcp SRV records (the zone's first) or only
+// delegations and their glue (the sub-* names); the cuts come from the
+// whole zone, as a delegation and its glue may fall in two parts.
 func probesOf(t *testing.T, parts []shardPart) []shardProbe {
 	t.Helper()
 	apex := dns.Fqdn(shardZone)
-	eligible := func(line string) dns.RR {
-		rr, err := dns.NewRR(line)
-		if err != nil || rr == nil {
-			return nil
+	rrs := make([][]dns.RR, len(parts))
+	cuts := map[string]bool{}
+	for i, p := range parts {
+		zp := dns.NewZoneParser(strings.NewReader(p.text), apex, p.key)
+		for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
+			rrs[i] = append(rrs[i], rr)
+			if h := rr.Header(); h.Rrtype == dns.TypeNS && !strings.EqualFold(h.Name, apex) {
+				cuts[strings.ToLower(h.Name)] = true
+			}
 		}
+		if err := zp.Err(); err != nil {
+			t.Fatalf("part %d/%d (%s in shard %d) does not parse: %v", i+1, len(parts), p.key, p.shard, err)
+		}
+	}
+	eligible := func(rr dns.RR) bool {
 		h := rr.Header()
-		if h.Rrtype == dns.TypeNS || h.Rrtype == dns.TypeSOA || !dns.IsSubDomain(apex, h.Name) || dns.CountLabel(h.Name) != dns.CountLabel(apex)+1 {
-			return nil
+		name := strings.ToLower(h.Name)
+		if h.Rrtype == dns.TypeSOA || !dns.IsSubDomain(apex, name) || strings.EqualFold(name, apex) && h.Rrtype == dns.TypeNS {
+			return false
 		}
-		return rr
+		if h.Rrtype == dns.TypeNS {
+			return cuts[name]
+		}
+		for c := range cuts {
+			if dns.IsSubDomain(c, name) {
+				return false
+			}
+		}
+		return true
 	}
 	var out []shardProbe
 	for i, p := range parts {
-		var lines []string
-		sc := bufio.NewScanner(strings.NewReader(p.text))
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			lines = append(lines, sc.Text())
-		}
 		where := fmt.Sprintf("part %d/%d (%s in shard %d)", i+1, len(parts), p.key, p.shard)
 		var first, last dns.RR
-		for _, l := range lines {
-			if first = eligible(l); first != nil {
-				break
+		for _, rr := range rrs[i] {
+			if eligible(rr) {
+				if first == nil {
+					first = rr
+				}
+				last = rr
 			}
 		}
-		for j := len(lines) - 1; j >= 0; j-- {
-			if last = eligible(lines[j]); last != nil {
-				break
-			}
+		if first == nil {
+			t.Fatalf("%s: no record to query among its %d records", where, len(rrs[i]))
 		}
-		if first == nil || last == nil {
-			t.Fatalf("%s: no record to query among %d lines", where, len(lines))
-		}
-		out = append(out, shardProbe{where + " first", first}, shardProbe{where + " last", last})
+		out = append(out,
+			shardProbe{where: where + " first", rr: first, referral: first.Header().Rrtype == dns.TypeNS},
+			shardProbe{where: where + " last", rr: last, referral: last.Header().Rrtype == dns.TypeNS})
 	}
 	return out
 }
 
-// checkProbe: the pod answers the probe authoritatively with its RRset.
+// checkProbe: the pod answers the probe authoritatively with its RRset, or
+// for a delegation's NS refers with it (no AA, the NS in the authority
+// section).
 func checkProbe(ip string, pr shardProbe) error {
 	h := pr.rr.Header()
 	r, err := query(ip, h.Name, h.Rrtype, q{tcp: true})
 	if err != nil {
 		return err
 	}
-	if r.Rcode != dns.RcodeSuccess || !r.Authoritative {
+	if r.Rcode != dns.RcodeSuccess || r.Authoritative == pr.referral {
 		return fmt.Errorf("%s %s: rcode %s aa=%v", h.Name, dns.TypeToString[h.Rrtype], dns.RcodeToString[r.Rcode], r.Authoritative)
 	}
-	for _, a := range r.Answer {
+	got := r.Answer
+	if pr.referral {
+		got = r.Ns
+	}
+	for _, a := range got {
 		if dns.IsDuplicate(a, pr.rr) {
 			return nil
 		}
 	}
-	return fmt.Errorf("%s %s: answer %v lacks %s", h.Name, dns.TypeToString[h.Rrtype], r.Answer, pr.rr)
+	return fmt.Errorf("%s %s: %v lacks %s", h.Name, dns.TypeToString[h.Rrtype], got, pr.rr)
 }
 
 func soaSerial(ip string) (uint32, error) {
@@ -257,7 +282,7 @@ func scenarioShardedZone(t *testing.T, lab *Lab) {
 			t.Errorf("%s (%s): %v", p.Name, p.Net.IP, errs[i])
 			continue
 		}
-		t.Logf("%s: %d records (first and last of every part) answered authoritatively, serial %d, %v after start", p.Name, len(probes), serial, served[i].Round(time.Millisecond))
+		t.Logf("%s: %d records (first and last of every part) answered authoritatively or referred, serial %d, %v after start", p.Name, len(probes), serial, served[i].Round(time.Millisecond))
 	}
 	// The whole zone went over: an AXFR carries every RR, the SOA twice.
 	want := fmt.Sprintf("%d records", countRRs(t, main, parts)+1)
