@@ -118,11 +118,18 @@ func Rules(p Params) RuleFile {
 				"The secondary's serial of {{ $labels.zone_name }} (view {{ $labels.view }}) has differed from the primary's for longer than the zones' SOA refresh ("+promDuration(p.SOARefresh)+"): NOTIFYs and refresh polls did not bring it up to date."),
 		},
 		{
+			// Failures with no success: the pod cannot transfer. A failure
+			// followed by a success is the ConfigMaps' arrival order (a
+			// secondary that has a new zone before the primary does asks
+			// for it, gets NOTAUTH, and transfers it on the primary's
+			// NOTIFY); a zone that stays behind is BindSecondaryBehind's
+			// and BindZoneNotLoaded's.
 			Alert: "BindZoneTransfersFailing",
-			Expr:  fmt.Sprintf("sum by (%s) (increase(bind_zone_transfer_failure_total%s[5m])) > 0", by, s()),
-			For:   "1m", Labels: sev("warning"),
+			Expr: fmt.Sprintf("sum by (%[1]s) (increase(bind_zone_transfer_failure_total%[2]s[5m])) > 0\n"+
+				"unless sum by (%[1]s) (increase(bind_zone_transfer_success_total%[2]s[5m])) > 0", by, s()),
+			For: "1m", Labels: sev("warning"),
 			Annotations: ann("Zone transfers into {{ $labels.pod }} fail.",
-				"Incoming zone transfers into {{ $labels.pod }} failed in the last 5 minutes (BIND's XfrFail): its primary refuses or cannot be reached on 53/TCP, or the transfer key differs."),
+				"Incoming zone transfers into {{ $labels.pod }} failed in the last 5 minutes and none succeeded (BIND's XfrFail and XfrSuccess): its primary refuses or cannot be reached on 53/TCP, or the transfer key differs."),
 		},
 		{
 			Alert: "BindConfigNotApplied",

@@ -1,7 +1,6 @@
 package multipod
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/internal/testutil"
 )
 
 // A hoster's cluster (issue 35): many small generated zones on the lab's
@@ -44,26 +44,13 @@ func envInt(t *testing.T, name string, def int) int {
 }
 
 // renderedZones are the zones a render's agent configuration lists for the
-// primary (agent.json, and each shard's agent-zones.json where the render
-// shards them), sorted.
+// primary (agent.json with each shard's agent-zones.json, as the agent
+// reads it), sorted.
 func renderedZones(t *testing.T, r *Rendered, cluster string) []string {
 	t.Helper()
 	var out []string
-	for _, cm := range r.Clusters[cluster].ConfigMaps {
-		for k, v := range cm.Data {
-			if k != layout.AgentConfig && k != "agent-zones.json" {
-				continue
-			}
-			var d struct {
-				PrimaryZones []layout.ZoneRef `json:"primaryZones"`
-			}
-			if err := json.Unmarshal([]byte(v), &d); err != nil {
-				t.Fatalf("%s/%s: %v", cm.Name, k, err)
-			}
-			for _, z := range d.PrimaryZones {
-				out = append(out, z.Zone)
-			}
-		}
+	for _, z := range testutil.AgentConfig(t, r.Clusters[cluster]).PrimaryZones {
+		out = append(out, z.Zone)
 	}
 	sort.Strings(out)
 	return out

@@ -285,8 +285,8 @@ func TestMultiCluster(t *testing.T) {
 		added := in.AddFile(t, "multicluster-added-zone.yaml")
 		r2 := renderInputs(t, added, r)
 		for _, name := range []string{"edge1", "edge2"} {
-			before := r.Clusters[name].ConfigMaps[layout.ConfigMapName(name)].Data
-			after := r2.Clusters[name].ConfigMaps[layout.ConfigMapName(name)].Data
+			// Every ConfigMap: the config and each zones shard (docs/state.md#shards).
+			before, after := configMapData(r.Clusters[name]), configMapData(r2.Clusters[name])
 			if d := cmp.Diff(before, after); d != "" {
 				t.Fatalf("adding a catalog zone to corp changed %s's render; it must not need one:\n%s", name, d)
 			}
@@ -612,4 +612,13 @@ func startRemoteQueryLoop(pods []*Pod) *queryLoop {
 		}()
 	}
 	return l
+}
+
+// configMapData is the data of each of a rendered cluster's ConfigMaps, by name.
+func configMapData(c *testutil.Cluster) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for name, cm := range c.ConfigMaps {
+		out[name] = cm.Data
+	}
+	return out
 }

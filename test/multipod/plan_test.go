@@ -1,7 +1,6 @@
 package multipod
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net"
@@ -16,6 +15,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/plan"
+	"git.unkin.net/unkin/bind-fn/internal/testutil"
 )
 
 // TestPlanLab checks a plan's claims against real BIND (docs/design.md#plan-import): the
@@ -43,6 +43,14 @@ func TestPlanLab(t *testing.T) {
 	c.waitReady(hang)
 	keys := viewKeys(t, c, r0)
 	before := transferAll(t, c, r0, keys)
+	if len(before) == 0 {
+		t.Fatal("the render lists no primary zone to transfer")
+	}
+	for id, st := range before {
+		if st.absent {
+			t.Fatalf("%s: the primary refuses the transfer before any change", id)
+		}
+	}
 
 	// One change of every kind the plan reports for zones.
 	in1 := in.Edit(t, "BindZone", "example-com", func(obj map[string]any) {
@@ -172,10 +180,7 @@ var dnssecTypes = map[uint16]bool{dns.TypeRRSIG: true, dns.TypeNSEC: true, dns.T
 // viewKeys are the TSIG keys whose signed requests land in each view.
 func viewKeys(t *testing.T, c *Cluster, r *Rendered) map[string]TSIG {
 	t.Helper()
-	var doc layout.AgentConfigDoc
-	if err := json.Unmarshal([]byte(r.Clusters[c.Name].ConfigMaps[layout.ConfigMapName(c.Name)].Data[layout.AgentConfig]), &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := testutil.AgentConfig(t, r.Clusters[c.Name])
 	out := map[string]TSIG{}
 	for _, v := range doc.Views {
 		secret := strings.TrimSuffix(path.Base(v.KeyFile), ".conf")
@@ -189,10 +194,8 @@ func viewKeys(t *testing.T, c *Cluster, r *Rendered) map[string]TSIG {
 // from every pod.
 func transferAll(t *testing.T, c *Cluster, r *Rendered, keys map[string]TSIG) map[string]zoneState {
 	t.Helper()
-	var doc layout.AgentConfigDoc
-	if err := json.Unmarshal([]byte(r.Clusters[c.Name].ConfigMaps[layout.ConfigMapName(c.Name)].Data[layout.AgentConfig]), &doc); err != nil {
-		t.Fatal(err)
-	}
+	// The zones are listed in the shards' agent-zones.json (docs/state.md#shards).
+	doc := testutil.AgentConfig(t, r.Clusters[c.Name])
 	out := map[string]zoneState{}
 	zones := map[string]layout.ZoneRef{}
 	for _, z := range doc.PrimaryZones {

@@ -129,13 +129,49 @@ func TestServedThroughChanges(t *testing.T) {
 	}
 }
 
-// applyCounts summarises what a pod's agent ran for the changes.
+// applyCounts summarises what a pod's agent ran for the changes: how many
+// changes had nothing for named to load, how many rndc commands of each
+// kind the applied changes ran (one "applied change" line lists them all,
+// `rndc="reload a IN v; addzone b IN v"`), and the dynamic-zone passes
+// that changed records.
 func applyCounts(log string) string {
-	var parts []string
-	for _, k := range []string{"nothing for named to load", `rndc="reload `, `rndc="addzone `, `rndc="modzone `, `rndc="delzone `, "rndc=reconfig", `rndc="reconfig`, "dynamic zones converged"} {
-		parts = append(parts, fmt.Sprintf("%s ×%d", k, strings.Count(log, k)))
+	kinds := []string{"reconfig", "reload", "addzone", "modzone", "delzone"}
+	n := map[string]int{}
+	for _, l := range strings.Split(log, "\n") {
+		if !strings.Contains(l, "msg=\"applied change\"") {
+			continue
+		}
+		for _, cmd := range rndcOfLine(l) {
+			n[strings.Fields(cmd)[0]]++
+		}
 	}
+	parts := []string{fmt.Sprintf("nothing for named to load ×%d", strings.Count(log, "nothing for named to load"))}
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s ×%d", k, n[k]))
+	}
+	parts = append(parts, fmt.Sprintf("dynamic zones converged ×%d", strings.Count(log, "dynamic zones converged")))
 	return strings.Join(parts, ", ")
+}
+
+// rndcOfLine are the rndc commands of an agent's "applied change" log line
+// (slog text: the rndc value is quoted when it holds a space).
+func rndcOfLine(l string) []string {
+	_, v, ok := strings.Cut(l, " rndc=")
+	if !ok {
+		return nil
+	}
+	if q, err := strconv.QuotedPrefix(v); err == nil {
+		v, _ = strconv.Unquote(q)
+	} else {
+		v, _, _ = strings.Cut(v, " ")
+	}
+	var out []string
+	for _, c := range strings.Split(v, "; ") {
+		if strings.TrimSpace(c) != "" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // logMarks are the lengths of the pods' logs now.
@@ -364,6 +400,34 @@ func TestCNAMEAlone(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.alone, cnameAlone(tc.got, tc.want)); diff != "" {
 				t.Errorf("%s\ncnameAlone (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestApplyCounts(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		log    string
+		want   string
+	}{
+		"Several": {
+			reason: "one apply lists every command it ran; each is counted, not only the first",
+			log: `time=x level=INFO msg="applied change" rndc="delzone a IN external; addzone a IN internal; reload b IN external" took=3ms
+time=x level=INFO msg="applied change" rndc=reconfig took=9ms
+time=x level=INFO msg="applied change: nothing for named to load" took=1ms
+time=x level=INFO msg="dynamic zones converged" updated=1`,
+			want: "nothing for named to load ×1, reconfig ×1, reload ×1, addzone ×1, modzone ×0, delzone ×1, dynamic zones converged ×1",
+		},
+		"Empty": {
+			reason: "no change: every count is zero",
+			want:   "nothing for named to load ×0, reconfig ×0, reload ×0, addzone ×0, modzone ×0, delzone ×0, dynamic zones converged ×0",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, applyCounts(tc.log)); diff != "" {
+				t.Errorf("%s: applyCounts (-want +got):\n%s", tc.reason, diff)
 			}
 		})
 	}
