@@ -182,8 +182,11 @@ func TestExternalSecrets(t *testing.T) {
 
 	t.Run("ExternalDNS", func(t *testing.T) {
 		t0 := time.Now()
+		// external-dns reads its annotations under external-dns.kubernetes.io/
+		// (since v0.22.0; the legacy external-dns.alpha.kubernetes.io/ only
+		// with --enable-legacy-annotation-prefix).
 		svc, err := cs.CoreV1().Services("dns").Create(ctx, &corev1.Service{
-			ObjectMeta: metav1.ObjectMeta{Name: "web", Annotations: map[string]string{"external-dns.alpha.kubernetes.io/hostname": "web.apps.example.com"}},
+			ObjectMeta: metav1.ObjectMeta{Name: "web", Annotations: map[string]string{"external-dns.kubernetes.io/hostname": "web.apps.example.com"}},
 			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
 		}, metav1.CreateOptions{})
 		if err != nil {
@@ -207,6 +210,27 @@ func TestExternalSecrets(t *testing.T) {
 		if err != nil {
 			t.Fatalf("external-dns: %v\n%s", err, tail(string(out), 40))
 		}
+		t.Logf("external-dns --once exited 0:\n%s", tail(string(out), 40))
+		// It exits 0 too when it finds no endpoint, or when the primary
+		// refuses the update (logged, not returned).
+		for _, want := range []string{`msg="Adding RR: web.apps.example.com `, `msg=SendMessage.success`} {
+			if !strings.Contains(string(out), want) {
+				t.Fatalf("external-dns's output has no %s: it sent no accepted update adding web.apps.example.com", want)
+			}
+		}
+		t.Cleanup(func() {
+			if !t.Failed() {
+				return
+			}
+			// What the primary holds and says, for the failure above.
+			for _, p := range pods {
+				soa, _ := dig("@"+p.Status.PodIP, "apps.example.com", "SOA")
+				key, _ := dig("@"+p.Status.PodIP, "-y", "hmac-sha256:externaldns-key:"+secret("externaldns-key-tsig"), "web.apps.example.com", "A")
+				t.Logf("%s: apps.example.com SOA %q; web.apps.example.com A with externaldns-key %q", p.Name, soa, key)
+			}
+			logs, _ := exec.Command(filepath.Join(bin, "kubectl"), "--kubeconfig", cp.Kubeconfig, "-n", "dns", "logs", "auth-0", "--tail=80").CombinedOutput()
+			t.Logf("auth-0's log:\n%s", logs)
+		})
 		each(t, svc.Spec.ClusterIP, nil, "web.apps.example.com", "A")
 		t.Logf("external-dns published web.apps.example.com = %s (the Service's ClusterIP) through %s with the external update key; every pod answers it, %.1f s", svc.Spec.ClusterIP, primary.Spec.ClusterIP, time.Since(t0).Seconds())
 	})
