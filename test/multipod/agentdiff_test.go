@@ -308,10 +308,12 @@ func runDynamic(t *testing.T, lab *Lab, idx int, steps [][]byte) (res dynResult)
 			res.err = fmt.Errorf("step %d (%s): %w", i, c.Pods[0].Name, err)
 			return res
 		}
+		convAt := time.Now()
 		if err := checkServed(t, c, r, items); err != nil {
 			res.err = fmt.Errorf("step %d: %w", i, err)
 			return res
 		}
+		t.Logf("step %d: converged %v after the swap, served as rendered by every pod %v after that", i, convAt.Sub(swapAt).Round(time.Millisecond), time.Since(convAt).Round(time.Millisecond))
 	}
 	return res
 }
