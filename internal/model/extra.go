@@ -31,7 +31,7 @@ var ownedOptions = map[string]string{
 	"remote-servers": "", "dnssec-policy": "BindDNSSECPolicy", "statistics-channels": "", "trust-anchors": "",
 	"trusted-keys": "", "managed-keys": "", "tls": "", "http": "", "dnstap-output": "", "plugin": "",
 	"transfer-source": "", "transfer-source-v6": "", "query-source": "", "query-source-v6": "",
-	"transfers-in": "", "transfers-per-ns": "", "transfers-out": "", "allow-new-zones": "", "new-zones-directory": "",
+	"transfers-in": "", "transfers-per-ns": "", "transfers-out": "", "tcp-clients": "", "allow-new-zones": "", "new-zones-directory": "",
 }
 
 // Owned reports whether bind-fn renders an option itself (extraOptions may
