@@ -20,6 +20,7 @@ var ownedOptions = map[string]string{
 	"notify": "bind-fn sends keyed NOTIFYs to its own secondaries", "allow-notify": "bind-fn admits NOTIFY by the cluster's transfer key",
 	"notify-rate": "bind-fn tunes NOTIFY rates", "startup-notify-rate": "bind-fn tunes NOTIFY rates", "serial-query-rate": "bind-fn tunes NOTIFY rates", "notify-delay": "bind-fn tunes NOTIFY rates",
 	"transfers-in": "bind-fn tunes transfer concurrency", "transfers-per-ns": "bind-fn tunes transfer concurrency", "transfers-out": "bind-fn tunes transfer concurrency",
+	"tcp-clients":     "bind-fn tunes transfer concurrency (its transfers are TCP clients)",
 	"allow-new-zones": "the agent adds zones by rndc addzone", "new-zones-directory": "the agent adds zones by rndc addzone",
 	"allow-update": "set per zone (dynamicUpdate + updateKeyRef)", "allow-transfer": "bind-fn allows transfers by key; set BindZone.allowTransfer per zone",
 }
