@@ -102,7 +102,7 @@ func TestExtraOptionsBIND(t *testing.T) {
 		{"blackhole { 192.0.2.0/24; }", true},
 		{"minimal-response yes", false},
 		{"minimal-any maybe", false},
-		{"tcp-clients ten", false},
+		{"tcp-listen-queue ten", false},
 		{"server-id ns1", false},
 		{"max-cache-ttl P1H", false},
 		{"max-cache-size 64q", false},

@@ -30,7 +30,7 @@ var extraCases = map[string]struct {
 	"deprecated":       {reason: "deprecated in 9.18, removed in 9.20", in: []string{"glue-cache yes"}, wantErr: `BIND has no such option`},
 	"owned":            {reason: "bind-fn renders allow-transfer itself", in: []string{"allow-transfer { any; }"}, wantErr: `cannot set "allow-transfer"`},
 	"bool shape":       {reason: "named: boolean expected", in: []string{"minimal-any maybe"}, wantErr: `is not a boolean`},
-	"number shape":     {reason: "named: expected number", in: []string{"tcp-clients ten"}, wantErr: `is not a number`},
+	"number shape":     {reason: "named: expected number", in: []string{"tcp-listen-queue ten"}, wantErr: `is not a number`},
 	"no value":         {reason: "named: expected number near ';' (differential extra-option-missing-value)", in: []string{"edns-udp-size"}, wantErr: `has no value`},
 	"list no value":    {reason: "a list option without its list", in: []string{"blackhole"}, wantErr: `has no value`},
 	"two values":       {reason: "a one-value option with two", in: []string{"minimal-any yes no"}, wantErr: `exactly one value`},
