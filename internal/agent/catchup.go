@@ -101,9 +101,9 @@ const refreshEvery = 5 * time.Second
 const maxRefreshesPerPass = 50
 
 // refreshUnloaded runs on a secondary while zones are not loaded: each one
-// the primary answers for now (its SOA, signed with the view's key) gets
-// `rndc refresh`, at most once per refreshEvery (tried holds the last
-// times). BIND retries a secondary zone that never loaded on its own
+// the primary answers for now (its SOA, signed with the view's key), and
+// each stub or mirror zone, gets `rndc refresh`, at most once per
+// refreshEvery (tried holds the last times). BIND retries a secondary zone that never loaded on its own
 // backoff, 50–100 s after a refused first refresh. On the kubelet that is
 // the start-up race: every pod starts at once, a secondary asks the primary
 // Service for the catalog before the primary is Ready (a Service without a
@@ -118,9 +118,17 @@ func (a *Agent) refreshUnloaded(ctx context.Context, zones []layout.ZoneRef, tri
 	primaries := a.primaryAddrs(cfg)
 	asked := 0
 	for _, z := range zones {
+		if time.Since(tried[z]) < refreshEvery {
+			continue
+		}
+		// A stub or mirror zone is not the primary's to answer for: the
+		// primary holds it as a stub or mirror too, so its SOA never comes
+		// back authoritative. Such a zone is refreshed on the cadence alone;
+		// its own primaries say whether the refresh loads it.
+		fetched := z.Type == layout.ZoneTypeStub || z.Type == layout.ZoneTypeMirror
 		k, ok := keys[z.View]
 		paddr, pok := primaries[z.View]
-		if !ok || !pok || time.Since(tried[z]) < refreshEvery {
+		if !fetched && (!ok || !pok) {
 			continue
 		}
 		if tried[z].IsZero() {
@@ -132,8 +140,10 @@ func (a *Agent) refreshUnloaded(ctx context.Context, zones []layout.ZoneRef, tri
 		if asked++; asked > maxRefreshesPerPass {
 			break
 		}
-		if _, err := SOASerial(ctx, paddr, z.Zone, &k, time.Second); err != nil {
-			continue // the primary does not answer for it (yet)
+		if !fetched {
+			if _, err := SOASerial(ctx, paddr, z.Zone, &k, time.Second); err != nil {
+				continue // the primary does not answer for it (yet)
+			}
 		}
 		tried[z] = time.Now()
 		args := []string{"refresh", z.Zone}
@@ -143,6 +153,10 @@ func (a *Agent) refreshUnloaded(ctx context.Context, zones []layout.ZoneRef, tri
 		if _, err := a.rndc.Run(ctx, args...); err != nil {
 			// A catalog member is not a zone yet until the catalog is in.
 			a.log.Debug("cannot refresh zone not loaded", "zone", zoneID(z), "err", err)
+			continue
+		}
+		if fetched {
+			a.log.Info("stub or mirror zone not loaded; refreshing", "zone", zoneID(z), "type", z.Type)
 			continue
 		}
 		a.log.Info("zone not loaded while the primary answers for it; refreshing", "zone", zoneID(z), "primary", paddr)
