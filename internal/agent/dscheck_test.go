@@ -158,7 +158,8 @@ func TestWriteDSMetrics(t *testing.T) {
 
 // TestRealNamedDS runs named of each release (9.18 and 9.20) serving a
 // parent zone, dynamic, and a child signed by dnssec-policy (KSK + ZSK)
-// whose parental-agents is that parent: the agent's reading follows the
+// whose parental-agents is that parent (and a port where nothing
+// listens, which has no series): the agent's reading follows the
 // parent's DS as it is published, replaced by the ZSK's, mistyped,
 // removed, and restored.
 func TestRealNamedDS(t *testing.T) {
@@ -171,6 +172,8 @@ func testRealNamedDS(t *testing.T, r bindtools.Release) {
 	dir := t.TempDir()
 	port := bindtools.FreePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	// A second parental agent where nothing listens: no answer, no series.
+	silent := bindtools.FreePort(t)
 	if err := os.Mkdir(filepath.Join(dir, "keys"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +181,8 @@ func testRealNamedDS(t *testing.T, r bindtools.Release) {
 dnssec-policy "kz" { keys { ksk lifetime unlimited algorithm ecdsap256sha256; zsk lifetime unlimited algorithm ecdsap256sha256; }; };
 zone "parent.test" { type primary; file "parent.zone"; allow-update { 127.0.0.1; }; };
 zone "child.parent.test" { type primary; file "child.zone"; dnssec-policy "kz"; inline-signing yes; key-directory %[3]q;
-	parental-agents { 127.0.0.1 port %[2]d; }; };
-`, dir, port, filepath.Join(dir, "keys"))
+	parental-agents { 127.0.0.1 port %[2]d; 127.0.0.1 port %[4]d; }; };
+`, dir, port, filepath.Join(dir, "keys"), silent)
 	files := map[string]string{
 		"named.conf":  conf,
 		"parent.zone": "$TTL 60\n@ SOA ns hm 1 3600 600 86400 60\n@ NS ns\nns A 127.0.0.1\nchild NS ns.child\nns.child A 127.0.0.1\n",
