@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -13,7 +16,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/miekg/dns"
+	"sigs.k8s.io/yaml"
 
+	"git.unkin.net/unkin/bind-fn/internal/monitoring"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 )
 
@@ -168,10 +173,23 @@ func TestRealNamedDS(t *testing.T) {
 	}
 }
 
-func testRealNamedDS(t *testing.T, r bindtools.Release) {
+// parentChild is a real named serving parent.test (dynamic, updates from
+// loopback) and child.parent.test signed by dnssec-policy with a KSK and
+// a ZSK, whose parental-agents are that named and a port where nothing
+// listens.
+type parentChild struct {
+	addr, conf string
+	ksk, zsk   *dns.DNSKEY
+	log        *syncBuffer
+}
+
+const childZone = "child.parent.test"
+
+func startParentChild(t *testing.T, r bindtools.Release) *parentChild {
+	t.Helper()
 	dir := t.TempDir()
 	port := bindtools.FreePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	pc := &parentChild{addr: fmt.Sprintf("127.0.0.1:%d", port), conf: filepath.Join(dir, "named.conf"), log: &syncBuffer{}}
 	// A second parental agent where nothing listens: no answer, no series.
 	silent := bindtools.FreePort(t)
 	if err := os.Mkdir(filepath.Join(dir, "keys"), 0o755); err != nil {
@@ -193,52 +211,64 @@ zone "child.parent.test" { type primary; file "child.zone"; dnssec-policy "kz"; 
 			t.Fatal(err)
 		}
 	}
-	cmd := r.Command(t, "named", "-g", "-c", filepath.Join(dir, "named.conf"), "-u", "root")
-	var log syncBuffer
-	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd := r.Command(t, "named", "-g", "-c", pc.conf, "-u", "root")
+	cmd.Stdout, cmd.Stderr = pc.log, pc.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-
-	d := &DSCheck{Addr: addr, Conf: func() string { return filepath.Join(dir, "named.conf") }}
-	ctx := context.Background()
+	d := &DSCheck{Addr: pc.addr}
 	var keys []*dns.DNSKEY
-	waitFor(t, bindtools.Hang, "child.parent.test signed", func() bool {
-		k, _, ok := d.dnskeys(ctx, "child.parent.test")
+	waitFor(t, bindtools.Hang, childZone+" signed", func() bool {
+		k, _, ok := d.dnskeys(context.Background(), childZone)
 		keys = k
 		return ok && len(k) == 2
 	})
-	var ksk, zsk *dns.DNSKEY
 	for _, k := range keys {
 		if k.Flags&dns.SEP != 0 {
-			ksk = k
+			pc.ksk = k
 		} else {
-			zsk = k
+			pc.zsk = k
 		}
 	}
-	if ksk == nil || zsk == nil {
+	if pc.ksk == nil || pc.zsk == nil {
 		t.Fatalf("want a KSK and a ZSK, named serves %v", keys)
 	}
-	wrong := ksk.ToDS(dns.SHA256)
-	wrong.Digest = strings.ToLower(wrong.Digest[:len(wrong.Digest)-1]) + map[bool]string{true: "1", false: "0"}[strings.HasSuffix(wrong.Digest, "0")]
-	agent := addr
+	return pc
+}
+
+// mistyped is the KSK's DS with the digest's last digit changed.
+func (pc *parentChild) mistyped() *dns.DS {
+	d := pc.ksk.ToDS(dns.SHA256)
+	last := "0"
+	if strings.HasSuffix(d.Digest, "0") {
+		last = "1"
+	}
+	d.Digest = d.Digest[:len(d.Digest)-1] + last
+	return d
+}
+
+func testRealNamedDS(t *testing.T, r bindtools.Release) {
+	pc := startParentChild(t, r)
+	d := &DSCheck{Addr: pc.addr, Conf: func() string { return pc.conf }}
+	ctx := context.Background()
+	agent := pc.addr
 	steps := []struct {
 		name string
 		ds   []*dns.DS
 		want []DSReading
 	}{
-		{"published", []*dns.DS{ksk.ToDS(dns.SHA256)}, []DSReading{{Zone: "child.parent.test", Agent: agent, DS: 1, Valid: 1}}},
-		{"the ZSK's DS instead", []*dns.DS{zsk.ToDS(dns.SHA256)}, []DSReading{{Zone: "child.parent.test", Agent: agent, DS: 1, Valid: 0}}},
-		{"a digest mistyped", []*dns.DS{wrong}, []DSReading{{Zone: "child.parent.test", Agent: agent, DS: 1, Valid: 0}}},
-		{"removed", nil, []DSReading{{Zone: "child.parent.test", Agent: agent, DS: 0, Valid: 0}}},
-		{"restored", []*dns.DS{ksk.ToDS(dns.SHA256), zsk.ToDS(dns.SHA256)}, []DSReading{{Zone: "child.parent.test", Agent: agent, DS: 2, Valid: 1}}},
+		{"published", []*dns.DS{pc.ksk.ToDS(dns.SHA256)}, []DSReading{{Zone: childZone, Agent: agent, DS: 1, Valid: 1}}},
+		{"the ZSK's DS instead", []*dns.DS{pc.zsk.ToDS(dns.SHA256)}, []DSReading{{Zone: childZone, Agent: agent, DS: 1, Valid: 0}}},
+		{"a digest mistyped", []*dns.DS{pc.mistyped()}, []DSReading{{Zone: childZone, Agent: agent, DS: 1, Valid: 0}}},
+		{"removed", nil, []DSReading{{Zone: childZone, Agent: agent, DS: 0, Valid: 0}}},
+		{"restored", []*dns.DS{pc.ksk.ToDS(dns.SHA256), pc.zsk.ToDS(dns.SHA256)}, []DSReading{{Zone: childZone, Agent: agent, DS: 2, Valid: 1}}},
 	}
 	for _, st := range steps {
-		setParentDS(t, addr, "child.parent.test", st.ds)
+		setParentDS(t, pc.addr, childZone, st.ds)
 		got := d.Check(ctx)
 		if diff := cmp.Diff(st.want, got); diff != "" {
-			t.Fatalf("%s: DS at the parent %v (-want +got):\n%s\nnamed's log:\n%s", st.name, st.ds, diff, log.String())
+			t.Fatalf("%s: DS at the parent %v (-want +got):\n%s\nnamed's log:\n%s", st.name, st.ds, diff, pc.log.String())
 		}
 		t.Logf("%s: %+v", st.name, got)
 	}
@@ -265,5 +295,99 @@ func setParentDS(t *testing.T, addr, child string, ds []*dns.DS) {
 	r, _, err := (&dns.Client{Net: "tcp", Timeout: 5 * time.Second}).Exchange(m, addr)
 	if err != nil || r.Rcode != dns.RcodeSuccess {
 		t.Fatalf("UPDATE of %s's DS: %v %v", child, r, err)
+	}
+}
+
+// TestPrometheusDSAlerts: a real Prometheus (Debian's) scrapes the DS
+// readings of a real named (BINDFN_BIND's release) with the rendered rules
+// of cluster "lab", the DS alerts' `for` cut to 4 s (promtool's unit tests
+// hold the real 10 m and 1 h): with the KSK's DS at the parent no alert;
+// a mistyped DS fires BindDSMismatch for the zone and parental agent;
+// the DS removed fires BindDSMissing instead; restored, both clear.
+func TestPrometheusDSAlerts(t *testing.T) {
+	r := bindtools.Current(t)
+	promBin := bindtools.Prometheus(t, "prometheus")
+	pc := startParentChild(t, r)
+	setParentDS(t, pc.addr, childZone, []*dns.DS{pc.ksk.ToDS(dns.SHA256)})
+	d := &DSCheck{Addr: pc.addr, Conf: func() string { return pc.conf }, Every: time.Second}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var b strings.Builder
+		d.Write(req.Context(), &b)
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		_, _ = io.WriteString(w, b.String())
+	}))
+	t.Cleanup(srv.Close)
+
+	rules := monitoring.Rules(monitoring.Params{Cluster: "lab", Namespace: "dns", SOARefresh: 5 * time.Minute, SignatureExpiry: 7 * 24 * time.Hour, ServfailRatio: 0.05})
+	for i, rl := range rules.Groups[0].Rules {
+		if strings.HasPrefix(rl.Alert, "BindDS") {
+			rules.Groups[0].Rules[i].For = "4s"
+		}
+	}
+	b, err := yaml.Marshal(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rulesFile := filepath.Join(dir, "rules.yaml")
+	if err := os.WriteFile(rulesFile, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port := bindtools.FreePort(t)
+	prom := bindtools.StartPrometheus(t, promBin, dir, port, fmt.Sprintf(`global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 2s}
+rule_files: [%q]
+scrape_configs:
+- job_name: prometheus
+  static_configs: [{targets: ["127.0.0.1:%d"]}]
+- job_name: bind-fn
+  static_configs:
+  - targets: [%q]
+    labels: {pod: lab-0, namespace: dns, %s: lab}
+`, rulesFile, port, strings.TrimPrefix(srv.URL, "http://"), monitoring.ClusterLabel))
+	valid := fmt.Sprintf(`bindfn_agent_zone_parent_ds_valid{zone=%q,parental_agent=%q}`, childZone, pc.addr)
+	waitFor(t, bindtools.Hang, "the valid DS scraped", func() bool {
+		res, err := prom.Query(valid + " == 1")
+		return err == nil && len(res) == 1
+	})
+	iter := prom.Value(t, `min(prometheus_rule_group_iterations_total)`)
+	start := time.Now()
+	waitFor(t, bindtools.Hang, "5 rule evaluations", func() bool {
+		return prom.Value(t, `min(prometheus_rule_group_iterations_total)`) >= iter+5
+	})
+	window := time.Since(start).Round(time.Second) + time.Second
+	if got := prom.Series(t, fmt.Sprintf(`count_over_time(ALERTS[%ds])`, int(window.Seconds()))); len(got) > 0 {
+		t.Errorf("alerts with a valid DS at the parent within %v: %v", window, got)
+	}
+
+	steps := []struct {
+		name, fires, clears string
+		ds                  []*dns.DS
+	}{
+		{"a digest mistyped", "BindDSMismatch", "", []*dns.DS{pc.mistyped()}},
+		{"removed", "BindDSMissing", "BindDSMismatch", nil},
+		{"restored", "", "BindDSMissing", []*dns.DS{pc.ksk.ToDS(dns.SHA256)}},
+	}
+	for _, st := range steps {
+		setParentDS(t, pc.addr, childZone, st.ds)
+		changed := time.Now()
+		if st.fires != "" {
+			var firing []map[string]string
+			waitFor(t, bindtools.Hang, st.fires+" firing", func() bool {
+				firing = prom.Series(t, fmt.Sprintf(`ALERTS{alertname=%q,alertstate="firing"}`, st.fires))
+				return len(firing) > 0
+			})
+			want := map[string]string{"__name__": "ALERTS", "alertname": st.fires, "alertstate": "firing", "severity": firing[0]["severity"],
+				"bindfn_cluster": "lab", "namespace": "dns", "pod": "lab-0", "zone": childZone, "parental_agent": pc.addr}
+			if diff := cmp.Diff([]map[string]string{want}, firing); diff != "" {
+				t.Errorf("%s: %s (-want +got):\n%s", st.name, st.fires, diff)
+			}
+			t.Logf("%s: %s fired %v after the change", st.name, st.fires, time.Since(changed).Round(time.Second))
+		}
+		if st.clears != "" {
+			waitFor(t, bindtools.Hang, st.clears+" cleared", func() bool {
+				return len(prom.Series(t, fmt.Sprintf(`ALERTS{alertname=%q}`, st.clears))) == 0
+			})
+			t.Logf("%s: %s cleared %v after the change", st.name, st.clears, time.Since(changed).Round(time.Second))
+		}
 	}
 }
