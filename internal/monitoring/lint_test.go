@@ -12,7 +12,7 @@ import (
 // docs/rules) that apply to a dashboard of this kind, in that linter's
 // rule names. The linter itself cannot be built here (every release since
 // v0.1.0 imports grafana/loki/v3, which we do not take, and the module
-// proxy refuses the versions before it); its job/instance rules are for
+// proxy refused v0.1.1 and the last commit before loki came in); its job/instance rules are for
 // mixins that select by job and instance, where these dashboards select
 // by cluster and pod (TestRulesScoped), and its PromQL parse is done by a
 // real Prometheus, which evaluates every query (internal/agent
