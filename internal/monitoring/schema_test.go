@@ -17,6 +17,7 @@ import (
 // field missing is an error; then the SDK's Validate.
 func grafanaSchema(b []byte) error {
 	plugins.RegisterDefaultPlugins()
+	//lint:ignore SA1019 the dashboard is the classic JSON model (schemaVersion 39) that Grafana's sidecar provisions; dashboardv2 is the newer resource format
 	var d dashboard.Dashboard
 	err := d.UnmarshalJSONStrict(b)
 	// v0.0.22 returns its error list even when it is empty.
