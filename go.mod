@@ -7,6 +7,7 @@ require (
 	github.com/crossplane/function-sdk-go v0.7.0
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-containerregistry v0.22.1
+	github.com/grafana/grafana-foundation-sdk/go v0.0.22
 	github.com/kptdev/krm-functions-sdk/go/fn v1.0.2
 	github.com/miekg/dns v1.1.73
 	github.com/prometheus/client_golang v1.23.2

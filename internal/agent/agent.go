@@ -141,8 +141,8 @@ func New(opt Options) (*Agent, error) {
 		a.state.Update(func(s *Status) { s.HiddenPrimary = true })
 	}
 	// After the agent's own metrics: BIND's statistics, then the
-	// signatures of the signed zones (metrics of named that the
-	// statistics channel does not give).
+	// signatures of the signed zones and their DS at the parent (metrics
+	// of named that the statistics channel does not give).
 	var extra []func(context.Context, *strings.Builder)
 	if opt.BindStats != "" {
 		addr, err := ParseBindStatsAddr(opt.BindStats)
@@ -160,6 +160,8 @@ func New(opt Options) (*Agent, error) {
 		return nil
 	}}
 	extra = append(extra, sig.Write)
+	// The DS at the parent of zones with parental-agents (dscheck.go).
+	extra = append(extra, (&DSCheck{Addr: opt.DNSAddr, Conf: a.checkTarget}).Write)
 	a.state.SetExtraMetrics(func(ctx context.Context, w *strings.Builder) {
 		for _, f := range extra {
 			f(ctx, w)

@@ -82,7 +82,7 @@ scrape_configs:
 		t.Errorf("alerts on the healthy pod within %v: %v", window, got)
 	}
 	for _, e := range monitoring.DashboardExprs(params) {
-		e = strings.ReplaceAll(e, monitoring.PodVariable, ".*")
+		e = monitoring.Expand(e)
 		if got := prom.Series(t, e); len(got) == 0 {
 			t.Errorf("dashboard query returns no series: %s", e)
 		}

@@ -5,13 +5,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
-// Panel is one dashboard panel: a title, a unit and its queries (each a
+// Panel is one dashboard panel: a title, what it shows (the panel's
+// description, Grafana's (i) tooltip), a unit and its queries (each a
 // PromQL expression and its legend).
 type Panel struct {
-	Title, Unit, Kind string // Kind: "timeseries" or "table"
-	Queries           []Query
+	Title, Description, Unit, Kind string // Kind: "timeseries" or "table"
+	Queries                        []Query
 }
 
 // Query is one panel target.
@@ -23,6 +25,18 @@ type Query struct {
 // pod=~"$pod" (Grafana's "All" is ".*").
 const PodVariable = "$pod"
 
+// RateInterval is the range of every rate(): Grafana's $__rate_interval,
+// at least four scrape intervals, so a rate never sees fewer than two
+// samples whatever the panel's resolution.
+const RateInterval = "$__rate_interval"
+
+// Expand is a dashboard query as Grafana sends it to Prometheus with the
+// pod variable at "All" and the data source's default scrape interval
+// (15 s, so $__rate_interval is 1m): what a test runs through the HTTP API.
+func Expand(expr string) string {
+	return strings.NewReplacer(PodVariable, ".*", RateInterval, "1m").Replace(expr)
+}
+
 // Panels returns the dashboard's panels: queries, answers by rcode and by
 // result, per-zone serials, transfers in and out, config applies and their
 // failures, dynamic updates, readiness. Every query is over series the
@@ -33,31 +47,31 @@ func Panels(p Params) []Panel {
 		return p.selector(append([]string{`pod=~"` + PodVariable + `"`}, extra...)...)
 	}
 	return []Panel{
-		{Title: "Queries by type", Unit: "reqps", Kind: "timeseries", Queries: []Query{
-			{fmt.Sprintf("sum by (type) (rate(bind_incoming_queries_total%s[5m]))", s()), "{{type}}"}}},
-		{Title: "Answers by rcode", Unit: "reqps", Kind: "timeseries", Queries: []Query{
-			{fmt.Sprintf("sum by (rcode) (rate(bind_response_rcodes_total%s[5m]))", s()), "{{rcode}}"}}},
-		{Title: "Query results", Unit: "reqps", Kind: "timeseries", Queries: []Query{
-			{fmt.Sprintf("sum by (result) (rate(bind_responses_total%s[5m]))", s()), "{{result}}"}}},
-		{Title: "SERVFAIL share", Unit: "percentunit", Kind: "timeseries", Queries: []Query{
-			{fmt.Sprintf("sum by (pod) (rate(bind_responses_total%s[5m])) / clamp_min(sum by (pod) (rate(bind_responses_total%s[5m])), 1e-9)", s(`result="SERVFAIL"`), s()), "{{pod}}"}}},
-		{Title: "Zone serials", Unit: "none", Kind: "table", Queries: []Query{
+		{Title: "Queries by type", Description: "Queries received per second, by query type (BIND's QTYPE counters, bind_incoming_queries_total).", Unit: "reqps", Kind: "timeseries", Queries: []Query{
+			{fmt.Sprintf("sum by (type) (rate(bind_incoming_queries_total%s[$__rate_interval]))", s()), "{{type}}"}}},
+		{Title: "Answers by rcode", Description: "Answers sent per second, by response code (bind_response_rcodes_total).", Unit: "reqps", Kind: "timeseries", Queries: []Query{
+			{fmt.Sprintf("sum by (rcode) (rate(bind_response_rcodes_total%s[$__rate_interval]))", s()), "{{rcode}}"}}},
+		{Title: "Query results", Description: "Answers per second by BIND's result class: Success, Referral, NXDOMAIN, SERVFAIL, ... (bind_responses_total).", Unit: "reqps", Kind: "timeseries", Queries: []Query{
+			{fmt.Sprintf("sum by (result) (rate(bind_responses_total%s[$__rate_interval]))", s()), "{{result}}"}}},
+		{Title: "SERVFAIL share", Description: "The share of each pod's answers that are SERVFAIL; BindServfailHigh fires above spec.monitoring.servfailPercent.", Unit: "percentunit", Kind: "timeseries", Queries: []Query{
+			{fmt.Sprintf("sum by (pod) (rate(bind_responses_total%s[$__rate_interval])) / clamp_min(sum by (pod) (rate(bind_responses_total%s[$__rate_interval])), 1e-9)", s(`result="SERVFAIL"`), s()), "{{pod}}"}}},
+		{Title: "Zone serials", Description: "Each pod's serial of each zone (bind_zone_serial): a secondary's row that differs from the primary's for long is BindSecondaryBehind.", Unit: "none", Kind: "table", Queries: []Query{
 			{fmt.Sprintf("max by (pod, view, zone_name) (bind_zone_serial%s)", s()), "{{pod}} {{zone_name}}"}}},
-		{Title: "Zone transfers in", Unit: "ops", Kind: "timeseries", Queries: []Query{
-			{fmt.Sprintf("sum by (pod) (rate(bind_zone_transfer_success_total%s[5m]))", s()), "{{pod}} ok"},
-			{fmt.Sprintf("sum by (pod) (rate(bind_zone_transfer_failure_total%s[5m]))", s()), "{{pod}} failed"}}},
-		{Title: "Zone transfers served", Unit: "ops", Kind: "timeseries", Queries: []Query{
-			{fmt.Sprintf("sum by (pod) (rate(bind_server_zone_transfers_done_total%s[5m]))", s()), "{{pod}} done"},
-			{fmt.Sprintf("sum by (pod) (rate(bind_server_zone_transfers_rejected_total%s[5m]))", s()), "{{pod}} rejected"}}},
-		{Title: "Config applies", Unit: "short", Kind: "timeseries", Queries: []Query{
+		{Title: "Zone transfers in", Description: "Incoming zone transfers per second, succeeded and failed (BIND's XfrSuccess, XfrFail).", Unit: "ops", Kind: "timeseries", Queries: []Query{
+			{fmt.Sprintf("sum by (pod) (rate(bind_zone_transfer_success_total%s[$__rate_interval]))", s()), "{{pod}} ok"},
+			{fmt.Sprintf("sum by (pod) (rate(bind_zone_transfer_failure_total%s[$__rate_interval]))", s()), "{{pod}} failed"}}},
+		{Title: "Zone transfers served", Description: "Outgoing zone transfers per second, done and refused (AXFR and IXFR to secondaries).", Unit: "ops", Kind: "timeseries", Queries: []Query{
+			{fmt.Sprintf("sum by (pod) (rate(bind_server_zone_transfers_done_total%s[$__rate_interval]))", s()), "{{pod}} done"},
+			{fmt.Sprintf("sum by (pod) (rate(bind_server_zone_transfers_rejected_total%s[$__rate_interval]))", s()), "{{pod}} rejected"}}},
+		{Title: "Config applies", Description: "Config and zone changes the agent applied in the last hour, by rndc command, and the changes it could not apply, by stage.", Unit: "short", Kind: "timeseries", Queries: []Query{
 			{fmt.Sprintf("sum by (pod, kind) (increase(bindfn_agent_reloads_total%s[1h]))", s()), "{{pod}} {{kind}}"},
 			{fmt.Sprintf("sum by (pod, stage) (increase(bindfn_agent_reload_failures_total%s[1h]))", s()), "{{pod}} failed at {{stage}}"}}},
-		{Title: "Config rejected", Unit: "bool", Kind: "timeseries", Queries: []Query{
+		{Title: "Config rejected", Description: "1 while a pod's mounted config is rejected (named-checkconf or rndc failed) and named serves the last one it accepted: BindConfigNotApplied.", Unit: "bool", Kind: "timeseries", Queries: []Query{
 			{fmt.Sprintf("max by (pod) (bindfn_agent_config_error%s)", s()), "{{pod}}"}}},
-		{Title: "Dynamic updates", Unit: "ops", Kind: "timeseries", Queries: []Query{
-			{fmt.Sprintf("sum by (result) (rate(bind_server_updates_total%s[5m]))", s()), "{{result}}"},
-			{fmt.Sprintf("sum by (op) (rate(bindfn_agent_update_rrsets_total%s[5m]))", s()), "RRsets {{op}} by the agent"}}},
-		{Title: "Ready pods", Unit: "short", Kind: "timeseries", Queries: []Query{
+		{Title: "Dynamic updates", Description: "UPDATE messages per second by BIND's result, and RRsets the agent writes by UPDATE for dynamic zones.", Unit: "ops", Kind: "timeseries", Queries: []Query{
+			{fmt.Sprintf("sum by (result) (rate(bind_server_updates_total%s[$__rate_interval]))", s()), "{{result}}"},
+			{fmt.Sprintf("sum by (op) (rate(bindfn_agent_update_rrsets_total%s[$__rate_interval]))", s()), "RRsets {{op}} by the agent"}}},
+		{Title: "Ready pods", Description: "Pods whose every zone is loaded (the readiness probe), by role.", Unit: "short", Kind: "timeseries", Queries: []Query{
 			{fmt.Sprintf("sum by (role) (bindfn_agent_ready%s * on (namespace, %s, pod) group_left (role) bindfn_agent_info%s)", s(), ClusterLabel, s()), "{{role}}"}}},
 	}
 }
@@ -81,7 +95,7 @@ func Dashboard(p Params) ([]byte, error) {
 			ts = append(ts, target{RefID: string(rune('A' + j)), Expr: q.Expr, LegendFormat: q.Legend, Datasource: ds})
 		}
 		panel := map[string]any{
-			"id": i + 1, "type": pn.Kind, "title": pn.Title, "datasource": ds, "targets": ts,
+			"id": i + 1, "type": pn.Kind, "title": pn.Title, "description": pn.Description, "datasource": ds, "targets": ts,
 			"gridPos":     map[string]int{"h": 8, "w": 12, "x": (i % 2) * 12, "y": (i / 2) * 8},
 			"fieldConfig": map[string]any{"defaults": map[string]any{"unit": pn.Unit}, "overrides": []any{}},
 		}
@@ -103,10 +117,11 @@ func Dashboard(p Params) ([]byte, error) {
 		"tags":          []string{"bind-fn", "dns"},
 		"timezone":      "browser",
 		"schemaVersion": 39,
-		"editable":      true,
+		"editable":      false, // provisioned by the sidecar: an edit in the UI would not survive
 		"refresh":       "30s",
 		"time":          map[string]string{"from": "now-6h", "to": "now"},
 		"panels":        panels,
+		"annotations":   map[string]any{"list": []any{}},
 		"templating": map[string]any{"list": []any{
 			map[string]any{"name": "datasource", "type": "datasource", "query": "prometheus", "label": "Data source"},
 			map[string]any{
@@ -124,8 +139,8 @@ func Dashboard(p Params) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// DashboardExprs are the dashboard's queries, in panel order, as Grafana
-// sends them (the pod variable at its "All" value, .*).
+// DashboardExprs are the dashboard's queries, in panel order, as written
+// (with the $pod and $__rate_interval variables; Expand fills them).
 func DashboardExprs(p Params) []string {
 	var out []string
 	for _, pn := range Panels(p) {

@@ -211,3 +211,29 @@ func TestDashboardShape(t *testing.T) {
 		t.Errorf("long names: uids %q and %q", uid(long), uid(other))
 	}
 }
+
+// TestIssueAlerts: every alert issue #40 asks for is one of the rules (and
+// so, by TestEveryAlertTested, has promtool tests and a runbook section).
+func TestIssueAlerts(t *testing.T) {
+	asked := map[string]string{
+		"a zone not loaded on a pod":                                   "BindZoneNotLoaded",
+		"a secondary's serial behind the primary's beyond SOA refresh": "BindSecondaryBehind",
+		"transfers failing":                                            "BindZoneTransfersFailing",
+		"the agent unable to apply a config, with file:line":           "BindConfigNotApplied",
+		"a signed zone whose signatures expire within N days":          "BindSignaturesExpiring",
+		"a signed zone whose DS at the parent no longer matches":       "BindDSMismatch",
+		"dynamic updates refused":                                      "BindUpdatesRefused",
+		"the SERVFAIL share over a threshold":                          "BindServfailHigh",
+		"a pod not Ready":                                              "BindPodNotReady",
+		"the agent's convergence pass failing":                         "BindConvergenceFailing",
+	}
+	have := map[string]bool{}
+	for _, r := range Rules(lab).Groups[0].Rules {
+		have[r.Alert] = true
+	}
+	for what, alert := range asked {
+		if !have[alert] {
+			t.Errorf("%s: no rule %s", what, alert)
+		}
+	}
+}

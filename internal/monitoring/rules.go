@@ -147,6 +147,25 @@ func Rules(p Params) RuleFile {
 				fmt.Sprintf("The earliest RRSIG (over the SOA and the DNSKEY RRset) of {{ $labels.zone }} that {{ $labels.pod }} serves expires within %g days: named is not re-signing it (keys missing, policy lifetimes too short, or a secondary with a stale copy). Validating resolvers fail the zone when it expires.", days)),
 		},
 		{
+			// The agent's reading of the parental agents (internal/agent
+			// dscheck.go): DS records there, none of which leads to a key
+			// that signs the zone's DNSKEY RRset. A DS set with one valid
+			// record among stale ones (a rollover under way) is fine.
+			Alert: "BindDSMismatch",
+			Expr: fmt.Sprintf("max by (%[1]s, zone, parental_agent) (bindfn_agent_zone_parent_ds%[2]s) > 0\n"+
+				"unless max by (%[1]s, zone, parental_agent) (bindfn_agent_zone_parent_ds_valid%[2]s) > 0", by, s()),
+			For: "10m", Labels: sev("critical"),
+			Annotations: ann("The DS of {{ $labels.zone }} at {{ $labels.parental_agent }} matches none of its keys.",
+				"The parental agent {{ $labels.parental_agent }} serves {{ $value }} DS record(s) for {{ $labels.zone }} and none of them leads to a DNSKEY that signs the zone's DNSKEY RRset as {{ $labels.pod }} serves it: the chain of trust is broken and validating resolvers answer SERVFAIL for the whole zone. The DS at the parent was changed or mistyped, or the zone's KSK was replaced without its DS."),
+		},
+		{
+			Alert: "BindDSMissing",
+			Expr:  fmt.Sprintf("max by (%s, zone, parental_agent) (bindfn_agent_zone_parent_ds%s) == 0", by, s()),
+			For:   "1h", Labels: sev("warning"),
+			Annotations: ann("{{ $labels.parental_agent }} serves no DS for {{ $labels.zone }}.",
+				"The parental agent {{ $labels.parental_agent }} has served no DS for the signed zone {{ $labels.zone }} for an hour: the delegation is insecure (resolvers do not validate the zone) and a KSK rollover waits for the DS. Give the parent's operator the DS of the zone's KSK."),
+		},
+		{
 			Alert: "BindUpdatesRefused",
 			Expr:  fmt.Sprintf(`sum by (%s) (increase(bind_server_updates_total%s[5m])) > 0`, by, s(`result="rejected"`)),
 			For:   "1m", Labels: sev("warning"),

@@ -116,7 +116,7 @@ func TestMonitoringLab(t *testing.T) {
 			t.Logf("no alert pending or firing over %v of evaluations on the healthy cluster", window)
 		}
 		for _, e := range dashboardExprs(t, rc.ConfigMaps[layout.DashboardConfigMapName(monCluster)].Data[layout.DashboardFile(monCluster)]) {
-			e = strings.ReplaceAll(e, monitoring.PodVariable, ".*") // Grafana's "All"
+			e = monitoring.Expand(e) // Grafana's "All", its $__rate_interval
 			if got := prom.Series(t, e); len(got) == 0 {
 				t.Errorf("dashboard query returns no series: %s", e)
 			}
