@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -196,4 +197,63 @@ func PolicyDurationField(sp *v1alpha1.BindDNSSECPolicySpec, d vocab.PolicyDurati
 		}
 	}
 	panic(fmt.Sprintf("model: BindDNSSECPolicySpec has no string field %q for %s (vocab.PolicyDurations)", d.Field, d.Keyword))
+}
+
+// Rollover is one key rollover a zone asks for (spec.dnssecRollover.<role>).
+type Rollover struct {
+	// Field is spec.dnssecRollover.ksk (and so on).
+	Field string
+	// Role is ksk, zsk or csk: the policy has exactly one key of it.
+	Role  string
+	Label string
+	Done  bool
+}
+
+// rolloverLabel is the shape of a rollover label (as a policy name).
+var rolloverLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`)
+
+// parseRollovers reads a zone's spec.dnssecRollover: a rollover needs a
+// signed primary zone whose policy has exactly one key of the role (the
+// render makes one successor for it). Bad entries are located errors and
+// are left out.
+func parseRollovers(z *Zone, rs *diag.Results) []Rollover {
+	r := z.Spec.DNSSECRollover
+	if r == nil {
+		return nil
+	}
+	if z.Spec.Type != v1alpha1.ZonePrimary || z.Spec.DNSSECPolicyRef == "" {
+		rs.Errorf(z.Src, "spec.dnssecRollover", "cannot roll the DNSSEC keys of zone %q: it is not a signed primary zone; remove dnssecRollover, or sign the zone (spec.dnssecPolicyRef)", z.Spec.ZoneName)
+		return nil
+	}
+	var out []Rollover
+	for _, e := range []struct {
+		role string
+		r    *v1alpha1.DNSSECRollover
+	}{{"ksk", r.KSK}, {"zsk", r.ZSK}, {"csk", r.CSK}} {
+		if e.r == nil {
+			continue
+		}
+		f := "spec.dnssecRollover." + e.role
+		if !rolloverLabel.MatchString(e.r.Label) {
+			rs.Errorf(z.Src, f+".label", "cannot use %q as a rollover label: use 1 to 63 letters, digits, '_', '.' or '-', starting with a letter or digit (\"2027-01\")", e.r.Label)
+			continue
+		}
+		if z.DNSSEC == nil {
+			continue // the policy reference is reported
+		}
+		n := 0
+		var roles []string
+		for _, k := range z.DNSSEC.Keys {
+			if k.Role == e.role {
+				n++
+			}
+			roles = append(roles, k.Role)
+		}
+		if n != 1 {
+			rs.Errorf(z.Src, f, "cannot roll the %s of zone %q: dnssec-policy %q has %d keys of that role (%s), and a rollover takes exactly one; roll a role the policy has once", strings.ToUpper(e.role), z.Spec.ZoneName, z.DNSSEC.Name, n, strings.Join(roles, ", "))
+			continue
+		}
+		out = append(out, Rollover{Field: f, Role: e.role, Label: e.r.Label, Done: e.r.Done})
+	}
+	return out
 }

@@ -160,6 +160,9 @@ type Zone struct {
 	UpdateKey   *Key
 	TransferKey *Key
 	DNSSEC      *DNSSECPolicy
+	// Rollovers are spec.dnssecRollover, checked against the policy, in
+	// role order (ksk, zsk, csk).
+	Rollovers []Rollover
 	// CatalogMember: listed in the view's catalog (secondaries get it from there).
 	CatalogMember bool
 	// The spec's lists, parsed (bad elements reported and left out).
