@@ -14,8 +14,10 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/dnssec"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/internal/plan"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/internal/testutil/golden"
 )
 
 // rolled is the parent fixture with the child zone's spec.dnssecRollover
@@ -143,6 +145,10 @@ func TestDNSSECKSKRollover(t *testing.T) {
 	if !infoWith(rs, "spec.dnssecRollover.ksk.done", "removes its DS from parent zone") {
 		t.Errorf("done: no result says the old DS leaves the parent: %v", rs)
 	}
+
+	// bind-fn plan shows each step with its DS lines (goldens: -update).
+	golden.Check(t, "testdata/rollover/plan-start.md", planOf(t, first, start))
+	golden.Check(t, "testdata/rollover/plan-done.md", planOf(t, again, done))
 
 	after, _ := mustRun(t, rolled(t, ksk("2027-01", true)), previous(t, done), noRand{})
 	if diff := cmp.Diff(files(t, done), files(t, after)); diff != "" {
@@ -281,4 +287,23 @@ func loseSuccessor(t *testing.T, objs []render.Object) []render.Object {
 		out = append(out, o)
 	}
 	return out
+}
+
+// planOf is bind-fn plan's markdown for the change from one render to the
+// next.
+func planOf(t *testing.T, before, after []render.Object) []byte {
+	t.Helper()
+	o, err := plan.FromRender(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := plan.FromRender(after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Compare(o, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []byte(p.Markdown(plan.Limits{RRsets: 100, Zones: 10, ZoneLines: 10, Config: 100}))
 }
