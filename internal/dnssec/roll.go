@@ -1,6 +1,9 @@
 package dnssec
 
-import "bytes"
+import (
+	"bytes"
+	"fmt"
+)
 
 // Stage is where a key stands in a rollover, as its rendered files say it.
 // A render has no clock: every time in the files is Epoch, and named,
@@ -16,7 +19,12 @@ const (
 	// would make one (TestBINDRollsRetiringKey, BIND 9.18 and 9.20).
 	Retiring
 	// Successor: made ahead of a rollover, unused (a Created time alone,
-	// no .state): the key named selects (TestBINDSelectsRenderedSuccessor).
+	// every state hidden): the key named selects
+	// (TestBINDSelectsRenderedSuccessor). It ships a .state so that the
+	// agent, which gives a key without one an active .state (keys from
+	// dnssec-keygen), installs it unused: an active one named would retire
+	// as a second key of the role and make a successor of its own (seen on
+	// BIND 9.18: "retire DNSKEY ... created for policy").
 	Successor
 )
 
@@ -38,6 +46,7 @@ func (k *Key) StageFiles(s Stage) map[string][]byte {
 		return map[string][]byte{
 			k.SecretKey(SuffixKey):     k.SuccessorKeyFile(),
 			k.SecretKey(SuffixPrivate): k.SuccessorPrivateFile(),
+			k.SecretKey(SuffixState):   k.SuccessorStateFile(),
 		}
 	}
 	return k.Files()
@@ -50,6 +59,31 @@ var retired = []string{"Created", "Publish", "Activate", "Inactive"}
 func (k *Key) retiringStateFile() []byte {
 	t := stamp(Epoch)
 	return bytes.Replace(k.StateFile(), []byte("Active: "+t+"\n"), []byte("Active: "+t+"\nRetired: "+t+"\n"), 1)
+}
+
+// SuccessorStateFile is the .state of an unused key (SuccessorKeyFile):
+// generated at Epoch, every state hidden, which BIND's dst_key_is_unused
+// takes as unused.
+func (k *Key) SuccessorStateFile() []byte {
+	var b bytes.Buffer
+	ksk := k.Role == RoleKSK || k.Role == RoleCSK
+	zsk := k.Role == RoleZSK || k.Role == RoleCSK
+	fmt.Fprintf(&b, "; This is the state of key %d, for %s\n", k.Tag(), k.Zone())
+	fmt.Fprintf(&b, "Algorithm: %d\nLength: %d\nLifetime: %d\n", k.DNSKEY.Algorithm, k.Bits(), k.Lifetime)
+	fmt.Fprintf(&b, "KSK: %s\nZSK: %s\n", yesNo(ksk), yesNo(zsk))
+	fmt.Fprintf(&b, "Generated: %s\n", stamp(Epoch))
+	b.WriteString("DNSKEYState: hidden\n")
+	if ksk {
+		b.WriteString("KRRSIGState: hidden\n")
+	}
+	if zsk {
+		b.WriteString("ZRRSIGState: hidden\n")
+	}
+	if ksk {
+		b.WriteString("DSState: hidden\n")
+	}
+	b.WriteString("GoalState: hidden\n")
+	return b.Bytes()
 }
 
 // Roll is one rollover of a zone's key as the render records it between
