@@ -279,7 +279,7 @@ func rollWarnings(zones map[string]signedZone) diag.Results {
 				continue
 			}
 			if k.LifetimeSeconds() > 0 {
-				rs.Warnf(p.Src, k.Field+".lifetime", "a %s with lifetime %s is rolled by named on the primary's volume, starting at its first start (bind-fn's keys are dated 2000-01-01): the successor and its DS are not in the DNSSEC key Secret, and a lost volume brings the original key back; use lifetime unlimited and roll a %s by adding the new key to the Secret (see README, DNSSEC)", strings.ToUpper(k.Role), k.Lifetime.Text, strings.ToUpper(k.Role))
+				rs.Warnf(p.Src, k.Field+".lifetime", "a %s with lifetime %s is rolled by named on the primary's volume, starting at its first start (bind-fn's keys are dated 2000-01-01): the successor and its DS are not in the DNSSEC key Secret, and a lost volume brings the original key back; use lifetime unlimited and roll the %s through the zones' spec.dnssecRollover.%s, which keeps both keys in the Secret (docs/dnssec.md)", strings.ToUpper(k.Role), k.Lifetime.Text, strings.ToUpper(k.Role), k.Role)
 			}
 		}
 	}
