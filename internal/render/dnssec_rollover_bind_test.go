@@ -500,7 +500,9 @@ func TestBINDRollsKSK(t *testing.T) {
 // user's done ends the rollover, and delv validates every second with no
 // failure (probes while named is stopped are counted apart).
 func TestBINDRollsZSKVolumeLost(t *testing.T) {
-	zsk := func(done bool) map[string]any { return map[string]any{"zsk": map[string]any{"label": "z1", "done": done}} }
+	zsk := func(done bool) map[string]any {
+		return map[string]any{"zsk": map[string]any{"label": "z1", "done": done}}
+	}
 	for _, r := range bindtools.Releases {
 		t.Run(r.Name, func(t *testing.T) {
 			bindtools.RequireRelease(t, r)
