@@ -222,6 +222,9 @@ func rollResults(z *model.Zone, zr zoneRoll, keys []*dnssec.Key, parent *model.Z
 					msg += fmt.Sprintf("; publish the new DS at the parent now, beside the old one (keep the old DS): %s", dsLines(succ))
 				}
 				msg += fmt.Sprintf("; when `rndc dnssec -status %s` shows key %d with \"ds: omnipresent\"", name, r.New)
+				if r.Role == dnssec.RoleCSK {
+					msg += " and \"zone rrsig: omnipresent\""
+				}
 			} else {
 				msg += fmt.Sprintf("; when `rndc dnssec -status %s` shows key %d with \"zone rrsig: omnipresent\"", name, r.New)
 			}
