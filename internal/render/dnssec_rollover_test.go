@@ -308,3 +308,64 @@ func planOf(t *testing.T, before, after []render.Object) []byte {
 	}
 	return []byte(p.Markdown(plan.Limits{RRsets: 100, Zones: 10, ZoneLines: 10, Config: 100}))
 }
+
+// TestDNSSECRolloverRoles: a ZSK and a CSK rollover ship the same stages
+// as a KSK's; a ZSK's needs nothing at the parent, a CSK's does.
+func TestDNSSECRolloverRoles(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		obj      string // the BindZone rolled
+		zone     string
+		role     string
+		parentDS bool // the result names a DS for the parent
+	}{
+		"zsk": {"the DS does not pin a ZSK", "child-parent-example", "child.parent.example.", "zsk", false},
+		"csk": {"the parent zone's CSK: its own parent is outside the cluster", "parent-example", "parent.example.", "csk", true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			edit := func(done bool) []model.Item {
+				return testutil.EditItem(t, parentFixture(t), "BindZone", tc.obj, func(obj map[string]any) {
+					obj["spec"].(map[string]any)["dnssecRollover"] = map[string]any{tc.role: map[string]any{"label": "r1", "done": done}}
+				})
+			}
+			first, _ := mustRun(t, parentFixture(t), nil, &testutil.DetRand{})
+			start, rs := mustRun(t, edit(false), previous(t, first), bytes.NewReader(bytes.Repeat([]byte{5}, 4096)))
+			stages := map[string]int{}
+			data := testutil.Clusters(t, start)["par"].Secrets[layout.DNSSECSecretName("par")].Data
+			keys, _ := dnssec.Parse(data)
+			for _, k := range keys {
+				if k.Zone() != tc.zone || k.Role != tc.role {
+					continue
+				}
+				st := data[k.SecretKey(dnssec.SuffixState)]
+				switch {
+				case bytes.Contains(st, []byte("\nRetired: ")):
+					stages["retiring"]++
+				case bytes.Contains(st, []byte("\nGoalState: hidden")):
+					stages["successor"]++
+				default:
+					stages["active"]++
+				}
+			}
+			if diff := cmp.Diff(map[string]int{"retiring": 1, "successor": 1}, stages); diff != "" {
+				t.Errorf("%s: the %s keys of %s by stage (-want +got):\n%s", tc.reason, tc.role, tc.zone, diff)
+			}
+			field := "spec.dnssecRollover." + tc.role
+			if got := infoWith(rs, field, " IN DS "); got != tc.parentDS {
+				t.Errorf("%s: a result on %s names a DS: %v, want %v: %v", tc.reason, field, got, tc.parentDS, rs)
+			}
+			done, _ := mustRun(t, edit(true), previous(t, start), noRand{})
+			keys, _ = dnssec.Parse(testutil.Clusters(t, done)["par"].Secrets[layout.DNSSECSecretName("par")].Data)
+			n := 0
+			for _, k := range keys {
+				if k.Zone() == tc.zone && k.Role == tc.role {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%s: done leaves %d %s keys of %s in the Secret, want 1", tc.reason, n, tc.role, tc.zone)
+			}
+		})
+	}
+}
