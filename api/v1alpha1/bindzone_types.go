@@ -150,6 +150,17 @@ type BindZoneSpec struct {
 	// +optional
 	DNSSECRollover *DNSSECRollovers `json:"dnssecRollover,omitempty"`
 
+	// DNSSECOtherSigners are the DNSKEY records of the signed zone's other
+	// signers (RFC 8901 multi-signer model 2; docs/dnssec.md), each as a
+	// .key file's record line: the render adds them to the zone's DNSKEY
+	// RRset (each signer serves the other's keys, so a resolver validates
+	// either's signatures), and the DS of each of their KSKs (flags 257)
+	// to ds.txt and to a parent zone in the cluster. BIND 9.20 keeps them;
+	// 9.18 drops DNSKEY records of a signed zone's file.
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	DNSSECOtherSigners []string `json:"dnssecOtherSigners,omitempty"`
+
 	// Catalog: whether a primary zone is a member of its cluster's catalog
 	// zone (default true when the cluster, or its view, has one).
 	// +optional

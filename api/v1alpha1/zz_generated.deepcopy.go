@@ -866,6 +866,11 @@ func (in *BindZoneSpec) DeepCopyInto(out *BindZoneSpec) {
 		*out = new(DNSSECRollovers)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.DNSSECOtherSigners != nil {
+		in, out := &in.DNSSECOtherSigners, &out.DNSSECOtherSigners
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Catalog != nil {
 		in, out := &in.Catalog, &out.Catalog
 		*out = new(bool)

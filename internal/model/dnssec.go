@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"github.com/miekg/dns"
 	"net/netip"
 	"reflect"
 	"regexp"
@@ -254,6 +255,48 @@ func parseRollovers(z *Zone, rs *diag.Results) []Rollover {
 			continue
 		}
 		out = append(out, Rollover{Field: f, Role: e.role, Label: e.r.Label, Done: e.r.Done})
+	}
+	return out
+}
+
+// parseOtherSigners reads a zone's spec.dnssecOtherSigners: DNSKEY records
+// of the zone (flags 256 or 257) on a signed primary zone.
+func parseOtherSigners(z *Zone, rs *diag.Results) []*dns.DNSKEY {
+	lines := z.Spec.DNSSECOtherSigners
+	if len(lines) == 0 {
+		return nil
+	}
+	if z.Spec.Type != v1alpha1.ZonePrimary || z.Spec.DNSSECPolicyRef == "" {
+		rs.Errorf(z.Src, "spec.dnssecOtherSigners", "cannot add other signers' DNSKEYs to zone %q: it is not a signed primary zone; remove dnssecOtherSigners, or sign the zone (spec.dnssecPolicyRef)", z.Spec.ZoneName)
+		return nil
+	}
+	var out []*dns.DNSKEY
+	seen := map[string]bool{}
+	for i, line := range lines {
+		f := fmt.Sprintf("spec.dnssecOtherSigners[%d]", i)
+		rr, err := dns.NewRR(line)
+		k, ok := rr.(*dns.DNSKEY)
+		switch {
+		case err != nil:
+			rs.Errorf(z.Src, f, "cannot read the DNSKEY record: %v; paste the record line of the other signer's .key file", err)
+			continue
+		case !ok:
+			rs.Errorf(z.Src, f, "cannot use a record that is not a DNSKEY; paste the record line of the other signer's .key file")
+			continue
+		case dns.CanonicalName(k.Hdr.Name) != z.Name:
+			rs.Errorf(z.Src, f, "cannot add a DNSKEY of %q to zone %q: the owner must be the zone's apex", k.Hdr.Name, strings.TrimSuffix(z.Name, "."))
+			continue
+		case k.Flags != 256 && k.Flags != 257 || k.Protocol != 3:
+			rs.Errorf(z.Src, f, "cannot use DNSKEY flags %d protocol %d: want 256 (ZSK) or 257 (KSK), protocol 3", k.Flags, k.Protocol)
+			continue
+		}
+		id := fmt.Sprintf("%d/%d/%s", k.Algorithm, k.Flags, k.PublicKey)
+		if seen[id] {
+			rs.Errorf(z.Src, f, "cannot list DNSKEY tag %d twice: remove one", k.KeyTag())
+			continue
+		}
+		seen[id] = true
+		out = append(out, k)
 	}
 	return out
 }

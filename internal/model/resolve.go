@@ -382,6 +382,7 @@ func (b *builder) zonesPass() {
 			}
 		}
 		z.Rollovers = parseRollovers(z, &b.rs)
+		z.OtherSigners = parseOtherSigners(z, &b.rs)
 		b.defaultNameservers(c, z)
 		// A zone with its own allowQuery is no catalog member: a member's
 		// zone statement on the secondaries comes from the catalog, which

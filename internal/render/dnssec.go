@@ -165,7 +165,7 @@ func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *obj
 		// 7583 double-DS: the old DS leaves only when the user says done).
 		all := slices.Concat(keys, zr.successors)
 		dnssec.Sort(all)
-		sets[name] = zoneKeySet{keys: all, policy: sz.policy}
+		sets[name] = zoneKeySet{keys: all, policy: sz.policy, zone: sz.z}
 		var now, explained []string
 		for _, k := range all {
 			if !imported {
@@ -195,6 +195,11 @@ func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *obj
 			ds = append(ds, line)
 			dsText.WriteString(line + "\n")
 			anchors = append(anchors, nc.S(nc.Str(name), nc.Kw("static-ds"), nc.Int(int64(d.KeyTag)), nc.Int(int64(d.Algorithm)), nc.Int(int64(d.DigestType)), nc.Str(strings.ToUpper(d.Digest))))
+		}
+		// The other signers' KSKs (multi-signer) need their DS beside ours.
+		for _, line := range otherSignerDSLines(sz.z) {
+			ds = append(ds, line)
+			dsText.WriteString(line + "\n")
 		}
 		if was, ok := lastRec[name]; ok && len(stray) == 0 && !slices.Equal(was, explained) {
 			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot change the DNSSEC keys of signed zone %q (DNSKEYs %s at the last render, now %s): the DNSSEC key Secret %q was changed, replaced or lost, and unless the parent's DS matches the new keys every validating resolver fails the zone; restore the Secret from your backup, or, to re-key on purpose, delete the ConfigMap %q (the record of the last keys) from the package, render, and publish the new DS %s", bare(name), strings.Join(was, " "), strings.Join(now, " "), where2(imported, secretName), layout.DSConfigMapName(c.Name), strings.Join(ds, "; "))
@@ -248,6 +253,7 @@ func keyID(k *dnssec.Key) string {
 type zoneKeySet struct {
 	keys   []*dnssec.Key
 	policy *model.DNSSECPolicy
+	zone   *model.Zone
 }
 
 func describeSpecs(specs []dnssec.Spec) string {
@@ -447,6 +453,9 @@ func childDS(c *model.Cluster, sets map[string]zoneKeySet) map[string][]dns.RR {
 				ds.Hdr.Ttl = uint32(ttl)
 				out[parent.Name] = append(out[parent.Name], ds)
 			}
+		}
+		if set.zone != nil {
+			out[parent.Name] = append(out[parent.Name], otherSignerDS(set.zone, digests, uint32(ttl))...)
 		}
 	}
 	return out
