@@ -101,3 +101,26 @@ type Roll struct {
 // RollRecord is every signed zone's rollovers (the last one per role), by
 // canonical zone name.
 type RollRecord map[string][]Roll
+
+// NeedsRollover reports whether the agent must start a rollover of an
+// installed key with `rndc dnssec -rollover -key <tag> <zone>`: the
+// Secret's .state (secret) retires the key, and named's own .state in the
+// key-directory (disk) has not begun to: no Retired time, no Successor. A
+// named that starts from the Secret's files rolls by itself
+// (TestBINDRollsRetiringKey); a running one keeps its own .state, which
+// the agent never overwrites.
+func NeedsRollover(secret, disk []byte) bool {
+	return hasField(secret, "Retired") && !hasField(disk, "Retired") && !hasField(disk, "Successor")
+}
+
+// hasField reports whether a .state file sets field (a "Name: value" line
+// outside comments).
+func hasField(state []byte, field string) bool {
+	for _, line := range bytes.Split(state, []byte("\n")) {
+		name, _, ok := bytes.Cut(bytes.TrimSpace(line), []byte(":"))
+		if ok && !bytes.HasPrefix(name, []byte(";")) && bytes.EqualFold(bytes.TrimSpace(name), []byte(field)) {
+			return true
+		}
+	}
+	return false
+}

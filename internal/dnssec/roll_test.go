@@ -158,3 +158,34 @@ func sortedStrings(s []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestNeedsRollover: the agent's one rndc call per rollover: when the
+// Secret retires a key that named, on its volume, has not begun to roll.
+func TestNeedsRollover(t *testing.T) {
+	k, err := dnssec.Generate(&testutil.DetRand{}, "example.test.", spec(dnssec.RoleKSK, dns.ECDSAP256SHA256, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	retiring := k.StageFiles(dnssec.Retiring)[k.SecretKey(dnssec.SuffixState)]
+	active := k.StateFile()
+	rolling := append(bytes.Clone(active), []byte("Successor: 12345\n")...)
+	cases := map[string]struct {
+		reason       string
+		secret, disk []byte
+		want         bool
+	}{
+		"start":          {"the Secret retires a key named still holds active", retiring, active, true},
+		"started":        {"named linked a successor: rndc ran, or named rolled by itself", retiring, rolling, false},
+		"installed now":  {"the key was installed from the Secret: named rolls by itself", retiring, retiring, false},
+		"not retiring":   {"no rollover in the Secret", active, active, false},
+		"comment only":   {"a comment that names the field is no field", []byte("; Retired: soon\n"), active, false},
+		"no disk .state": {"a key named has not written a .state for yet", retiring, nil, true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := dnssec.NeedsRollover(tc.secret, tc.disk); got != tc.want {
+				t.Errorf("%s: NeedsRollover = %v, want %v", tc.reason, got, tc.want)
+			}
+		})
+	}
+}
