@@ -142,6 +142,25 @@ type BindZoneSpec struct {
 	// +optional
 	DNSSECPolicyRef string `json:"dnssecPolicyRef,omitempty"`
 
+	// DNSSECRollover starts and finishes rollovers of the signed zone's
+	// keys, one per role (docs/dnssec.md): a new label starts a rollover
+	// (the render makes the successor key and ships it in the DNSSEC key
+	// Secret), done finishes it (the old key and, for a KSK or CSK, its DS
+	// go).
+	// +optional
+	DNSSECRollover *DNSSECRollovers `json:"dnssecRollover,omitempty"`
+
+	// DNSSECOtherSigners are the DNSKEY records of the signed zone's other
+	// signers (RFC 8901 multi-signer model 2; docs/dnssec.md), each as a
+	// .key file's record line: the render adds them to the zone's DNSKEY
+	// RRset (each signer serves the other's keys, so a resolver validates
+	// either's signatures), and the DS of each of their KSKs (flags 257)
+	// to ds.txt and to a parent zone in the cluster. BIND 9.20 keeps them;
+	// 9.18 drops DNSKEY records of a signed zone's file.
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	DNSSECOtherSigners []string `json:"dnssecOtherSigners,omitempty"`
+
 	// Catalog: whether a primary zone is a member of its cluster's catalog
 	// zone (default true when the cluster, or its view, has one).
 	// +optional
@@ -154,6 +173,31 @@ type BindZoneSpec struct {
 	// (a policy bind-fn writes is a BindPolicy).
 	// +optional
 	ResponsePolicy bool `json:"responsePolicy,omitempty"`
+}
+
+// DNSSECRollovers are a signed zone's key rollovers, one per key role of
+// its policy.
+type DNSSECRollovers struct {
+	// +optional
+	KSK *DNSSECRollover `json:"ksk,omitempty"`
+	// +optional
+	ZSK *DNSSECRollover `json:"zsk,omitempty"`
+	// +optional
+	CSK *DNSSECRollover `json:"csk,omitempty"`
+}
+
+// DNSSECRollover is one rollover of a zone's key of one role.
+type DNSSECRollover struct {
+	// Label names the rollover ("2027-01"); a label the last render did not
+	// see starts a new rollover, once the previous one is done.
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`
+	Label string `json:"label"`
+	// Done finishes the rollover: set it when named reports the old key's
+	// last step may be taken (for a KSK or CSK: the old DS may leave the
+	// parent; rndc dnssec -status). The render then drops the old key from
+	// the Secret and its DS from a parent zone in the cluster.
+	// +optional
+	Done bool `json:"done,omitempty"`
 }
 
 // BindZone is a DNS zone served by a BindCluster.

@@ -20,6 +20,10 @@ const (
 	// DNSKEYs (algorithm/flags/tag) at the last render: a change of the
 	// key Secret under a signed zone is flagged against it.
 	DNSSECKeysAnnotation = "bind.unkin.net/dnssec-keys"
+	// DNSSECRolloversAnnotation on the DS ConfigMap records each signed
+	// zone's key rollovers (label, old and new key tag, done) at the last
+	// render: the next render takes the rollover's next step from it.
+	DNSSECRolloversAnnotation = "bind.unkin.net/dnssec-rollovers"
 )
 
 // DNSSECSecretName is the Secret of a cluster's DNSSEC keys.

@@ -2,8 +2,10 @@ package model
 
 import (
 	"fmt"
+	"github.com/miekg/dns"
 	"net/netip"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -196,4 +198,105 @@ func PolicyDurationField(sp *v1alpha1.BindDNSSECPolicySpec, d vocab.PolicyDurati
 		}
 	}
 	panic(fmt.Sprintf("model: BindDNSSECPolicySpec has no string field %q for %s (vocab.PolicyDurations)", d.Field, d.Keyword))
+}
+
+// Rollover is one key rollover a zone asks for (spec.dnssecRollover.<role>).
+type Rollover struct {
+	// Field is spec.dnssecRollover.ksk (and so on).
+	Field string
+	// Role is ksk, zsk or csk: the policy has exactly one key of it.
+	Role  string
+	Label string
+	Done  bool
+}
+
+// rolloverLabel is the shape of a rollover label (as a policy name).
+var rolloverLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`)
+
+// parseRollovers reads a zone's spec.dnssecRollover: a rollover needs a
+// signed primary zone whose policy has exactly one key of the role (the
+// render makes one successor for it). Bad entries are located errors and
+// are left out.
+func parseRollovers(z *Zone, rs *diag.Results) []Rollover {
+	r := z.Spec.DNSSECRollover
+	if r == nil {
+		return nil
+	}
+	if z.Spec.Type != v1alpha1.ZonePrimary || z.Spec.DNSSECPolicyRef == "" {
+		rs.Errorf(z.Src, "spec.dnssecRollover", "cannot roll the DNSSEC keys of zone %q: it is not a signed primary zone; remove dnssecRollover, or sign the zone (spec.dnssecPolicyRef)", z.Spec.ZoneName)
+		return nil
+	}
+	var out []Rollover
+	for _, e := range []struct {
+		role string
+		r    *v1alpha1.DNSSECRollover
+	}{{"ksk", r.KSK}, {"zsk", r.ZSK}, {"csk", r.CSK}} {
+		if e.r == nil {
+			continue
+		}
+		f := "spec.dnssecRollover." + e.role
+		if !rolloverLabel.MatchString(e.r.Label) {
+			rs.Errorf(z.Src, f+".label", "cannot use %q as a rollover label: use 1 to 63 letters, digits, '_', '.' or '-', starting with a letter or digit (\"2027-01\")", e.r.Label)
+			continue
+		}
+		if z.DNSSEC == nil {
+			continue // the policy reference is reported
+		}
+		n := 0
+		var roles []string
+		for _, k := range z.DNSSEC.Keys {
+			if k.Role == e.role {
+				n++
+			}
+			roles = append(roles, k.Role)
+		}
+		if n != 1 {
+			rs.Errorf(z.Src, f, "cannot roll the %s of zone %q: dnssec-policy %q has %d keys of that role (%s), and a rollover takes exactly one; roll a role the policy has once", strings.ToUpper(e.role), z.Spec.ZoneName, z.DNSSEC.Name, n, strings.Join(roles, ", "))
+			continue
+		}
+		out = append(out, Rollover{Field: f, Role: e.role, Label: e.r.Label, Done: e.r.Done})
+	}
+	return out
+}
+
+// parseOtherSigners reads a zone's spec.dnssecOtherSigners: DNSKEY records
+// of the zone (flags 256 or 257) on a signed primary zone.
+func parseOtherSigners(z *Zone, rs *diag.Results) []*dns.DNSKEY {
+	lines := z.Spec.DNSSECOtherSigners
+	if len(lines) == 0 {
+		return nil
+	}
+	if z.Spec.Type != v1alpha1.ZonePrimary || z.Spec.DNSSECPolicyRef == "" {
+		rs.Errorf(z.Src, "spec.dnssecOtherSigners", "cannot add other signers' DNSKEYs to zone %q: it is not a signed primary zone; remove dnssecOtherSigners, or sign the zone (spec.dnssecPolicyRef)", z.Spec.ZoneName)
+		return nil
+	}
+	var out []*dns.DNSKEY
+	seen := map[string]bool{}
+	for i, line := range lines {
+		f := fmt.Sprintf("spec.dnssecOtherSigners[%d]", i)
+		rr, err := dns.NewRR(line)
+		k, ok := rr.(*dns.DNSKEY)
+		switch {
+		case err != nil:
+			rs.Errorf(z.Src, f, "cannot read the DNSKEY record: %v; paste the record line of the other signer's .key file", err)
+			continue
+		case !ok:
+			rs.Errorf(z.Src, f, "cannot use a record that is not a DNSKEY; paste the record line of the other signer's .key file")
+			continue
+		case dns.CanonicalName(k.Hdr.Name) != z.Name:
+			rs.Errorf(z.Src, f, "cannot add a DNSKEY of %q to zone %q: the owner must be the zone's apex", k.Hdr.Name, strings.TrimSuffix(z.Name, "."))
+			continue
+		case k.Flags != 256 && k.Flags != 257 || k.Protocol != 3:
+			rs.Errorf(z.Src, f, "cannot use DNSKEY flags %d protocol %d: want 256 (ZSK) or 257 (KSK), protocol 3", k.Flags, k.Protocol)
+			continue
+		}
+		id := fmt.Sprintf("%d/%d/%s", k.Algorithm, k.Flags, k.PublicKey)
+		if seen[id] {
+			rs.Errorf(z.Src, f, "cannot list DNSKEY tag %d twice: remove one", k.KeyTag())
+			continue
+		}
+		seen[id] = true
+		out = append(out, k)
+	}
+	return out
 }

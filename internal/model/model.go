@@ -6,6 +6,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/vocab"
+	"github.com/miekg/dns"
 	"net/netip"
 )
 
@@ -160,6 +161,11 @@ type Zone struct {
 	UpdateKey   *Key
 	TransferKey *Key
 	DNSSEC      *DNSSECPolicy
+	// Rollovers are spec.dnssecRollover, checked against the policy, in
+	// role order (ksk, zsk, csk).
+	Rollovers []Rollover
+	// OtherSigners are spec.dnssecOtherSigners, read (owner: the zone).
+	OtherSigners []*dns.DNSKEY
 	// CatalogMember: listed in the view's catalog (secondaries get it from there).
 	CatalogMember bool
 	// The spec's lists, parsed (bad elements reported and left out).

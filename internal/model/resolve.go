@@ -381,6 +381,8 @@ func (b *builder) zonesPass() {
 				b.rs.Errorf(o.Src, "spec.dnssecPolicyRef", "cannot resolve BindDNSSECPolicy %q in namespace %q for cluster %q: no such object in the input", ref, c.Namespace, c.Name)
 			}
 		}
+		z.Rollovers = parseRollovers(z, &b.rs)
+		z.OtherSigners = parseOtherSigners(z, &b.rs)
 		b.defaultNameservers(c, z)
 		// A zone with its own allowQuery is no catalog member: a member's
 		// zone statement on the secondaries comes from the catalog, which

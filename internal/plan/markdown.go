@@ -120,6 +120,7 @@ func writeCluster(b *strings.Builder, c ClusterPlan, lim Limits) {
 		writeConf(b, c.Config, lim.Config)
 		b.WriteString("```\n")
 	}
+	writeDNSSEC(b, c.DNSSEC)
 	if len(c.Zones) == 0 {
 		return
 	}

@@ -73,6 +73,9 @@ type ClusterPlan struct {
 	Config  []ConfChange   `json:"config,omitempty"`
 	Zones   []ZonePlan     `json:"zones,omitempty"`
 	Objects []ObjectChange `json:"objects,omitempty"`
+	// DNSSEC are the DS changes at the parents of signed zones and the
+	// key rollover steps (dnssec.go).
+	DNSSEC []DNSSECStep `json:"dnssec,omitempty"`
 }
 
 // Rollout says how the change reaches the running pods.
@@ -245,6 +248,7 @@ func compareCluster(o, n *snapshot) *ClusterPlan {
 	cp.Config = compareConf(o, n)
 	cp.Zones = compareZones(o, n)
 	cp.Objects, cp.Rollout = compareObjects(o, n)
+	cp.DNSSEC = compareDNSSEC(o, n)
 	if cp.Change == Changed {
 		// Renders no longer write an rndc Secret (the agent makes the
 		// key): one leaving the package rotates nothing.

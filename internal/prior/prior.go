@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
+	"git.unkin.net/unkin/bind-fn/internal/dnssec"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	nc "git.unkin.net/unkin/bind-fn/internal/namedconf"
@@ -44,7 +45,8 @@ type Previous struct {
 	zoneResults diag.Results
 	// generated is this run's new key material by namespace/Secret name.
 	generated map[string][]byte
-	dnssec    map[string]DNSKEYRecord // ns/DS ConfigMap -> DNSKEYs at the last render
+	dnssec    map[string]DNSKEYRecord      // ns/DS ConfigMap -> DNSKEYs at the last render
+	rolls     map[string]dnssec.RollRecord // ns/DS ConfigMap -> rollovers at the last render
 }
 
 // Object is a previously rendered object, as the adapters see it.
@@ -88,6 +90,15 @@ func (p *Previous) Add(o Object) {
 		}
 		p.secrets[key] = o.Data
 	case "ConfigMap":
+		if raw, ok := o.Annotations[layout.DNSSECRolloversAnnotation]; ok {
+			rolls := dnssec.RollRecord{}
+			if json.Unmarshal([]byte(raw), &rolls) == nil {
+				if p.rolls == nil {
+					p.rolls = map[string]dnssec.RollRecord{}
+				}
+				p.rolls[key] = rolls
+			}
+		}
 		if raw, ok := o.Annotations[layout.DNSSECKeysAnnotation]; ok {
 			rec := DNSKEYRecord{}
 			if json.Unmarshal([]byte(raw), &rec) != nil {
@@ -186,6 +197,15 @@ func (p *Previous) DNSKEYs(ns, name string) DNSKEYRecord {
 		return nil
 	}
 	return p.dnssec[ns+"/"+name]
+}
+
+// Rollovers is what a previous DS ConfigMap recorded of the signed zones'
+// key rollovers, nil when there was none.
+func (p *Previous) Rollovers(ns, name string) dnssec.RollRecord {
+	if p == nil {
+		return nil
+	}
+	return p.rolls[ns+"/"+name]
 }
 
 // secretMaterial returns the key material of a previously rendered Secret:

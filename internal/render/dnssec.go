@@ -122,6 +122,8 @@ func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *obj
 		byZone[k.Zone()] = append(byZone[k.Zone()], k)
 	}
 	lastRec := prev.DNSKEYs(c.Namespace, layout.DSConfigMapName(c.Name))
+	lastRolls := prev.Rollovers(c.Namespace, layout.DSConfigMapName(c.Name))
+	rollRec := dnssec.RollRecord{}
 	names := slices.Sorted(maps.Keys(zones))
 
 	rs = append(rs, rollWarnings(zones)...)
@@ -136,7 +138,9 @@ func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *obj
 		if !ok {
 			continue
 		}
-		keys, stray, err := dnssec.ZoneKeys(name, specs, byZone[name], rnd)
+		zr, rrs := planRolls(sz.z, lastRolls[name], byZone[name])
+		rs = append(rs, rrs...)
+		keys, stray, err := dnssec.ZoneKeys(name, specs, zr.kept, rnd)
 		if err != nil && imported {
 			rs.Errorf(c.Src, "spec.dnssec.publicKeys", "cannot sign zone %q with dnssec-policy %q (%s): %s, and spec.dnssec.publicKeys has no DNSKEY for every key of the policy; add the record line of each of the zone's .key files (the Secret %q must hold the same keys)", bare(name), sz.policy.Name, describeSpecs(specs), importedBy(c), secretName)
 			continue
@@ -152,27 +156,52 @@ func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *obj
 		for _, k := range stray {
 			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot sign zone %q with dnssec-policy %q: %s its %s, which no key of the policy (%s) matches, so named would ignore it and make keys of its own that no DS at the parent matches; name the key's role and algorithm in the policy again, or remove the key (and the ConfigMap %q, the record of the last keys) to start over with new keys, then publish the new DS", bare(name), sz.policy.Name, where, k.Describe(), describeSpecs(specs), layout.DSConfigMapName(c.Name))
 		}
-		sets[name] = zoneKeySet{keys: keys, policy: sz.policy}
-		var now []string
-		for _, k := range keys {
+		rs = append(rs, zr.startRolls(sz.z, specs, keys, rnd, imported)...)
+		if len(zr.record) > 0 {
+			rollRec[name] = zr.record
+		}
+		// The successors of rollovers in progress ship beside the policy's
+		// keys, and their DS goes to the parent beside the old one (RFC
+		// 7583 double-DS: the old DS leaves only when the user says done).
+		all := slices.Concat(keys, zr.successors)
+		dnssec.Sort(all)
+		sets[name] = zoneKeySet{keys: all, policy: sz.policy, zone: sz.z}
+		var now, explained []string
+		for _, k := range all {
 			if !imported {
-				for f, b := range k.Files() {
+				for f, b := range k.StageFiles(zr.stage[k.Tag()]) {
 					files[f] = b
 					size += len(f) + len(b)
 				}
 			}
-			now = append(now, fmt.Sprintf("%d/%d/%d", k.DNSKEY.Algorithm, k.DNSKEY.Flags, k.Tag()))
+			id := keyID(k)
+			now = append(now, id)
+			if !slices.Contains(zr.started, k.Tag()) {
+				explained = append(explained, id)
+			}
+		}
+		// The record of the last keys takes a rollover's changes: the
+		// successor it starts with, the old key it finishes without.
+		for _, k := range zr.dropped {
+			explained = append(explained, keyID(k))
 		}
 		sort.Strings(now)
+		sort.Strings(explained)
 		rec[name] = now
+		rs = append(rs, rollResults(sz.z, zr, keys, parentZone(c, name))...)
 		var ds []string
-		for _, d := range dnssec.DSSet(keys) {
+		for _, d := range dnssec.DSSet(all) {
 			line := fmt.Sprintf("%s %d IN DS %d %d %d %s", d.Hdr.Name, d.Hdr.Ttl, d.KeyTag, d.Algorithm, d.DigestType, strings.ToUpper(d.Digest))
 			ds = append(ds, line)
 			dsText.WriteString(line + "\n")
 			anchors = append(anchors, nc.S(nc.Str(name), nc.Kw("static-ds"), nc.Int(int64(d.KeyTag)), nc.Int(int64(d.Algorithm)), nc.Int(int64(d.DigestType)), nc.Str(strings.ToUpper(d.Digest))))
 		}
-		if was, ok := lastRec[name]; ok && len(stray) == 0 && !slices.Equal(was, now) {
+		// The other signers' KSKs (multi-signer) need their DS beside ours.
+		for _, line := range otherSignerDSLines(sz.z) {
+			ds = append(ds, line)
+			dsText.WriteString(line + "\n")
+		}
+		if was, ok := lastRec[name]; ok && len(stray) == 0 && !slices.Equal(was, explained) {
 			rs.Errorf(sz.z.Src, "spec.dnssecPolicyRef", "cannot change the DNSSEC keys of signed zone %q (DNSKEYs %s at the last render, now %s): the DNSSEC key Secret %q was changed, replaced or lost, and unless the parent's DS matches the new keys every validating resolver fails the zone; restore the Secret from your backup, or, to re-key on purpose, delete the ConfigMap %q (the record of the last keys) from the package, render, and publish the new DS %s", bare(name), strings.Join(was, " "), strings.Join(now, " "), where2(imported, secretName), layout.DSConfigMapName(c.Name), strings.Join(ds, "; "))
 		}
 		for _, line := range ds {
@@ -199,18 +228,32 @@ func dnssecObjects(c *model.Cluster, prev *prior.Previous, opt Options, out *obj
 			"spec.secrets of BindCluster %q is external: the primary waits for Secret %q in namespace %q, made elsewhere, with the signing keys of zones %s: for each key of spec.dnssec.publicKeys, data keys K<zone>_<alg>_<tag>.key and K<zone>_<alg>_<tag>.private (dnssec-keygen's files, \"+\" written \"_\"), optional .state (docs/security.md)",
 			c.Name, secretName, c.Namespace, strings.Join(bareAll(names), ", "))})
 	}
+	ann := map[string]string{layout.DNSSECKeysAnnotation: string(recJSON)}
+	if len(rollRec) > 0 {
+		rollJSON, err := json.Marshal(rollRec)
+		if err != nil {
+			rs.Errorf(c.Src, "", "cannot encode the DNSSEC rollover record: %v", err)
+		}
+		ann[layout.DNSSECRolloversAnnotation] = string(rollJSON)
+	}
 	cm := objects.DSConfigMap(c, map[string]string{
 		layout.DSFile:           dsText.String(),
 		layout.TrustAnchorsFile: string(ta),
-	}, map[string]string{layout.DNSSECKeysAnnotation: string(recJSON)})
+	}, ann)
 	out.add("configmap", cm.Name, cm)
 	return sets, rs
+}
+
+// keyID is how the record of the last keys names a key: alg/flags/tag.
+func keyID(k *dnssec.Key) string {
+	return fmt.Sprintf("%d/%d/%d", k.DNSKEY.Algorithm, k.DNSKEY.Flags, k.Tag())
 }
 
 // zoneKeySet is a signed zone's keys and policy.
 type zoneKeySet struct {
 	keys   []*dnssec.Key
 	policy *model.DNSSECPolicy
+	zone   *model.Zone
 }
 
 func describeSpecs(specs []dnssec.Spec) string {
@@ -242,7 +285,7 @@ func rollWarnings(zones map[string]signedZone) diag.Results {
 				continue
 			}
 			if k.LifetimeSeconds() > 0 {
-				rs.Warnf(p.Src, k.Field+".lifetime", "a %s with lifetime %s is rolled by named on the primary's volume, starting at its first start (bind-fn's keys are dated 2000-01-01): the successor and its DS are not in the DNSSEC key Secret, and a lost volume brings the original key back; use lifetime unlimited and roll a %s by adding the new key to the Secret (see README, DNSSEC)", strings.ToUpper(k.Role), k.Lifetime.Text, strings.ToUpper(k.Role))
+				rs.Warnf(p.Src, k.Field+".lifetime", "a %s with lifetime %s is rolled by named on the primary's volume, starting at its first start (bind-fn's keys are dated 2000-01-01): the successor and its DS are not in the DNSSEC key Secret, and a lost volume brings the original key back; use lifetime unlimited and roll the %s through the zones' spec.dnssecRollover.%s, which keeps both keys in the Secret (docs/dnssec.md)", strings.ToUpper(k.Role), k.Lifetime.Text, strings.ToUpper(k.Role), k.Role)
 			}
 		}
 	}
@@ -410,6 +453,9 @@ func childDS(c *model.Cluster, sets map[string]zoneKeySet) map[string][]dns.RR {
 				ds.Hdr.Ttl = uint32(ttl)
 				out[parent.Name] = append(out[parent.Name], ds)
 			}
+		}
+		if set.zone != nil {
+			out[parent.Name] = append(out[parent.Name], otherSignerDS(set.zone, digests, uint32(ttl))...)
 		}
 	}
 	return out

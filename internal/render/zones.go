@@ -156,6 +156,9 @@ func (zs *zoneSet) primary(c *model.Cluster, v *model.View, z *model.Zone, e *en
 	if ds := zs.childDS[z.Name]; len(ds) > 0 {
 		built = zs.withChildDS(z, built, ds)
 	}
+	if len(z.OtherSigners) > 0 {
+		built = zs.withOtherSigners(c, z, built)
+	}
 	var explicit *uint32
 	if z.Spec.SOA != nil {
 		explicit = z.Spec.SOA.Serial
