@@ -32,10 +32,16 @@ type Agent struct {
 	ordinal int
 	state   *State
 	rndc    RNDC
-	conv    Converger
-	peers   PeerResolver
-	chown   func(string) error
-	watch   *watcher // nil without --configmap
+	// rollCheck asks startRollovers to list the rollovers to start again
+	// (set at start and when the mounted files change); rollPending are
+	// those not started yet, rollTried the last attempt (roll.go).
+	rollCheck   bool
+	rollPending []KeyRoll
+	rollTried   time.Time
+	conv        Converger
+	peers       PeerResolver
+	chown       func(string) error
+	watch       *watcher // nil without --configmap
 
 	mu  sync.Mutex // guards cfg for the readiness goroutine
 	cfg *layout.AgentConfigDoc

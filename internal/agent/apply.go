@@ -153,6 +153,9 @@ func zoneArgs(cmd string, k ZoneKey) []string {
 func (a *Agent) onChange(ctx context.Context, cfgHash, zonesHash string) bool {
 	a.seenCfg, a.seenZones = cfgHash, zonesHash
 	cfgChanged := cfgHash != a.appliedCfg
+	if cfgChanged {
+		a.rollCheck = true // the DNSSEC Secret is among the config's files
+	}
 	cfg := a.config()
 	// agent.json may read the per-zone lists from the zones ConfigMaps
 	// (docs/state.md#shards): a change of those alone is read again too,

@@ -84,6 +84,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	defer stopReady()
 	go a.readiness(readyCtx)
 	a.running = true
+	a.rollCheck = true
 
 	poll := time.NewTicker(a.opt.PollInterval)
 	defer poll.Stop()
@@ -145,6 +146,7 @@ func (a *Agent) Run(ctx context.Context) error {
 				}
 				a.state.Update(func(s *Status) { s.SeenHash = c[:16] + "/" + z[:16] })
 			}
+			a.startRollovers(ctx)
 			if a.role == RolePrimary && !time.Now().Before(convergeDue) &&
 				(a.state.Snapshot().Ready || time.Since(started) > 30*time.Second) {
 				if a.converge(ctx) {
