@@ -390,7 +390,7 @@ func strs(s ...string) []any {
 
 var goodExtra = []string{
 	"minimal-responses yes", "max-cache-size 64m", "edns-udp-size 1232", "max-udp-size 1232",
-	"tcp-clients 200", "minimal-any yes", "answer-cookie yes", "empty-zones-enable no",
+	"tcp-listen-queue 20", "minimal-any yes", "answer-cookie yes", "empty-zones-enable no",
 	"max-records 10000", "recursive-clients 500", "tcp-idle-timeout 300", "prefetch 2 9",
 	"stale-answer-enable yes", "qname-minimization relaxed", "max-ncache-ttl 300",
 	"minimal-responses no-auth-recursive", "max-journal-size 10m", "clients-per-query 20",
