@@ -56,6 +56,11 @@ func TestCheckNamesBIND(t *testing.T) {
 			rrset: inline(0, "host-1", "A", "192.0.2.1"), raw: "host-1 300 IN A 192.0.2.1",
 			wantField: "spec.records[0].name",
 		},
+		"underscore zone wks owner": {
+			reason: "BIND checks a WKS owner as it does an A owner (wks_11.c checkowner); the 30-minute differential found a WKS at an underscore apex accepted and refused by BIND (seed 13000472)", zone: "_msdcs.example.com.",
+			rrset: inline(0, "", "WKS", "192.0.2.2 17 53"), raw: "@ 300 IN WKS 192.0.2.2 17 53",
+			wantField: "spec.records[0].name",
+		},
 		"underscore zone soa": {
 			reason: "the default SOA RNAME is hostmaster at the closest host name (hostmaster._msdcs... fails check-names)", zone: "_msdcs.example.com.",
 			rrset: inline(0, "_ldap._tcp", "SRV", "0 100 389 dc1.example.com."), raw: "_ldap._tcp 300 IN SRV 0 100 389 dc1.example.com.",
