@@ -208,7 +208,9 @@ func TestRealNamedSecondary(t *testing.T) {
 	s.writeConfig(s.fixture(layout.NamedConfPrimary, nil), s.fixture(layout.NamedConfSecondary, nil), sdoc)
 	sa, _ := s.run(s.options(1, sres))
 
-	time.Sleep(500 * time.Millisecond)
+	// Three lookups of the primary that found nothing: the secondary has
+	// gone round its wait twice, and named may not have started.
+	waitFor(t, bindtools.Hang, "the secondary looks its primary up three times", func() bool { return sres.lookups("lab-primary") >= 3 })
 	if pid := sa.State().Snapshot().NamedPID; pid != 0 {
 		t.Fatalf("secondary started named (pid %d) before its primary resolved", pid)
 	}

@@ -50,6 +50,14 @@ func (s *syncBuffer) String() string {
 type fakeResolver struct {
 	mu    sync.Mutex
 	hosts map[string][]string
+	asked map[string]int // lookups per host, answered or not
+}
+
+// lookups is how often host has been looked up.
+func (f *fakeResolver) lookups(host string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.asked[host]
 }
 
 func (f *fakeResolver) set(host string, ips ...string) {
@@ -64,6 +72,10 @@ func (f *fakeResolver) set(host string, ips ...string) {
 func (f *fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.asked == nil {
+		f.asked = map[string]int{}
+	}
+	f.asked[host]++
 	ips, ok := f.hosts[host]
 	if !ok {
 		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
