@@ -83,3 +83,33 @@ func TestPolicyDurationLookups(t *testing.T) {
 		})
 	}
 }
+
+func TestZoneType(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		in     string
+		want   string
+	}{
+		"Primary":   {"the current name", "primary", "primary"},
+		"Master":    {"the old name of primary", "master", "primary"},
+		"Slave":     {"the old name of secondary, in any case", "SLAVE", "secondary"},
+		"Forward":   {"a type without an old name", "Forward", "forward"},
+		"Unknown":   {"an unknown type comes back lower-cased, for the caller to refuse", "Delegation-Only", "delegation-only"},
+		"Secondary": {"the current name", "secondary", "secondary"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ZoneType(tc.in)); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+	for _, n := range []string{"primaries", "masters", "Masters"} {
+		if !IsPrimariesList(n) {
+			t.Errorf("IsPrimariesList(%q) = false", n)
+		}
+	}
+	if IsPrimariesList("also-notify") {
+		t.Error("IsPrimariesList(also-notify) = true")
+	}
+}

@@ -514,9 +514,7 @@ func zoneList(t testing.TB, root, conf string, all bool) []zoneFile {
 			cur.file = unquote(m[1])
 		}
 		if strings.TrimSpace(l) == "};" {
-			if typ == "master" {
-				typ = "primary"
-			}
+			typ = vocab.ZoneType(typ)
 			cur.typ = typ
 			if all || (typ == "primary" && cur.file != "") {
 				zs = append(zs, *cur)
