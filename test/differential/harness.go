@@ -1,5 +1,5 @@
 // Package differential checks fn-validate against real BIND (docs/design.md#differential):
-// random packages from internal/pkggen go through the pipeline fn-validate
+// random packages from test/pkggen go through the pipeline fn-validate
 // runs; what it accepts is rendered, laid out where the pod mounts it, and
 // handed to named-checkconf -z (both roles), named-checkzone -k fail (every
 // zone file) and named itself (primary and one secondary, each in a private

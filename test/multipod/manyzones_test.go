@@ -14,9 +14,9 @@ import (
 
 	"github.com/miekg/dns"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 // A hoster's cluster (issue 35): many small generated zones on the lab's
