@@ -61,11 +61,7 @@ func namedPID(t *testing.T, runDir string) string {
 // keeps serving, and dynamic RRsets converge by UPDATE.
 func TestRealNamedPrimary(t *testing.T) {
 	bindtools.RequireBIND(t)
-	l := newLab(t)
-	res := &fakeResolver{}
-	res.set("lab-1.lab-headless", "127.0.0.2")
-	l.writeKey("upd-tsig", l.secret)
-	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	l, res := pod0Lab(t)
 	records := []string{
 		"www 300 IN A 192.0.2.1",
 		`txt 300 IN TXT "hello"`,
@@ -330,11 +326,7 @@ func TestRealNamedConvergeClasses(t *testing.T) {
 // while every other RRset of its message is applied.
 func TestRealNamedConvergeBatches(t *testing.T) {
 	bindtools.RequireBIND(t)
-	l := newLab(t)
-	res := &fakeResolver{}
-	res.set("lab-1.lab-headless", "127.0.0.2")
-	l.writeKey("upd-tsig", l.secret)
-	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	l, res := pod0Lab(t)
 	const n = 2000
 	var records []string
 	for i := 0; i < n; i++ {
@@ -346,10 +338,7 @@ func TestRealNamedConvergeBatches(t *testing.T) {
 	}
 	doc := l.primaryDoc(records)
 	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), l.fixture(layout.NamedConfSecondary, nil), doc)
-	o := l.options(0, res)
-	o.ConvergeInterval = 100 * time.Millisecond
-	a, stop := l.run(o)
-	waitFor(t, bindtools.Hang, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	a, stop := l.startConverging(res)
 
 	var first *Convergence
 	waitFor(t, bindtools.Hang, "a pass that updated the zone", func() bool {
@@ -387,11 +376,7 @@ func TestRealNamedConvergeBatches(t *testing.T) {
 // as the zone's data at a delegation, and converges all the same.
 func TestRealNamedConvergeWithoutTransfer(t *testing.T) {
 	bindtools.RequireBIND(t)
-	l := newLab(t)
-	res := &fakeResolver{}
-	res.set("lab-1.lab-headless", "127.0.0.2")
-	l.writeKey("upd-tsig", l.secret)
-	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	l, res := pod0Lab(t)
 	if err := os.MkdirAll(l.dataDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -408,10 +393,7 @@ func TestRealNamedConvergeWithoutTransfer(t *testing.T) {
 	}}}
 	doc.PrimaryZones = append(doc.PrimaryZones, layout.ZoneRef{Zone: "notx.test"})
 	l.writeConfig(l.fixture(layout.NamedConfPrimary, map[string]string{"@EXTRA@": extra}), l.fixture(layout.NamedConfSecondary, nil), doc)
-	o := l.options(0, res)
-	o.ConvergeInterval = 100 * time.Millisecond
-	a, stop := l.run(o)
-	waitFor(t, bindtools.Hang, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	a, stop := l.startConverging(res)
 	m := a.State().Metrics()
 	waitFor(t, bindtools.Hang, "a pass that reads every RRset by query and sends nothing", func() bool {
 		c := a.State().Snapshot().LastConvergence
@@ -460,10 +442,7 @@ func TestRealNamedDynamicZoneFromSplitFile(t *testing.T) {
 	doc.DynamicZones[0].Records = nil
 	doc.DynamicZones[0].Source = filepath.Join(l.zonesDir, "0", "dyn.test.zone")
 	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), l.fixture(layout.NamedConfSecondary, nil), doc)
-	o := l.options(0, res)
-	o.ConvergeInterval = 100 * time.Millisecond
-	a, stop := l.run(o)
-	waitFor(t, bindtools.Hang, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	a, stop := l.startConverging(res)
 
 	seeded, err := os.ReadFile(filepath.Join(l.dataDir, "dyn.test.zone"))
 	if err != nil {

@@ -303,3 +303,27 @@ func axfrZone(t *testing.T, addr, zone string, k Key) []string {
 	slices.Sort(out)
 	return out
 }
+
+// pod0Lab is the set-up of the real-named tests of pod 0: a lab whose
+// peer (pod 1) resolves, with the update key and pod 1's zone files
+// written. The test writes its configuration and starts the agent.
+func pod0Lab(t *testing.T) (*lab, *fakeResolver) {
+	t.Helper()
+	l := newLab(t)
+	res := &fakeResolver{}
+	res.set("lab-1.lab-headless", "127.0.0.2")
+	l.writeKey("upd-tsig", l.secret)
+	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	return l, res
+}
+
+// startConverging starts pod 0's agent converging its dynamic zones every
+// 100 ms and waits until it is ready.
+func (l *lab) startConverging(res Resolver) (*Agent, func() error) {
+	l.t.Helper()
+	o := l.options(0, res)
+	o.ConvergeInterval = 100 * time.Millisecond
+	a, stop := l.run(o)
+	waitFor(l.t, bindtools.Hang, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	return a, stop
+}
