@@ -212,15 +212,7 @@ func errText(err error) string {
 // startQueryLoop queries every pod continuously (UDP and TCP alternately,
 // from both views' clients).
 func startQueryLoop(pods []*Pod) *queryLoop {
-	type probe struct {
-		name string
-		src  string
-		want string
-	}
-	probes := []probe{
-		{"mail.example.com", labClient, "198.51.100.25"},
-		{"intranet.example.com", officeClient, "192.0.2.20"},
-	}
+	probes := []struct{ name, src, want string }{{"mail.example.com", labClient, "198.51.100.25"}, {"intranet.example.com", officeClient, "192.0.2.20"}}
 	return startLoop(pods, 20*time.Millisecond, func(p *Pod, i int) string {
 		pr := probes[i%len(probes)]
 		return errText(expect(p.Net.IP, pr.name, dns.TypeA, q{src: pr.src, tcp: i%4 >= 2, wait: hang}, dns.RcodeSuccess, []string{pr.want}))
