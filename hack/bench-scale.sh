@@ -29,7 +29,7 @@ mkdir -p "$OUT" "$BIN"
 GOBUILD=(env CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags '-s -w')
 "${GOBUILD[@]}" -o "$BIN/fn-render" ./fn-render
 "${GOBUILD[@]}" -o "$BIN/identity-fn" ./hack/identity-fn
-"${GOBUILD[@]}" -o "$BIN/bind-fn-gen" ./cmd/bind-fn-gen
+"${GOBUILD[@]}" -o "$BIN/bind-fn-gen" ./hack/bind-fn-gen
 go build -o "$BIN/fnprof" ./hack/fnprof
 
 RESULTS=$OUT/results.tsv

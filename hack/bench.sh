@@ -53,7 +53,7 @@ GOBUILD=(env CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags '-s -w')
 "${GOBUILD[@]}" -o "$BIN/fn-validate" ./fn-validate
 "${GOBUILD[@]}" -o "$BIN/identity-fn" ./hack/identity-fn
 "${GOBUILD[@]}" -o "$BIN/yaml-floor" ./hack/yaml-floor
-"${GOBUILD[@]}" -o "$BIN/bind-fn-gen" ./cmd/bind-fn-gen
+"${GOBUILD[@]}" -o "$BIN/bind-fn-gen" ./hack/bind-fn-gen
 go build -o "$BIN/fnprof" ./hack/fnprof
 
 # measure NAME N RUNS CMD... : runs CMD (stdin from $IN, stdout discarded)

@@ -11,7 +11,7 @@ import (
 	yaml3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 // oneZone is the one-zone package hack/bench.sh measures, at n records.

@@ -61,11 +61,7 @@ func namedPID(t *testing.T, runDir string) string {
 // keeps serving, and dynamic RRsets converge by UPDATE.
 func TestRealNamedPrimary(t *testing.T) {
 	bindtools.RequireBIND(t)
-	l := newLab(t)
-	res := &fakeResolver{}
-	res.set("lab-1.lab-headless", "127.0.0.2")
-	l.writeKey("upd-tsig", l.secret)
-	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	l, res := pod0Lab(t)
 	records := []string{
 		"www 300 IN A 192.0.2.1",
 		`txt 300 IN TXT "hello"`,
@@ -208,7 +204,12 @@ func TestRealNamedSecondary(t *testing.T) {
 	s.writeConfig(s.fixture(layout.NamedConfPrimary, nil), s.fixture(layout.NamedConfSecondary, nil), sdoc)
 	sa, _ := s.run(s.options(1, sres))
 
-	time.Sleep(500 * time.Millisecond)
+	// Three lookups of the primary that found nothing: the secondary has
+	// gone round its wait twice, and named may not have started (a named
+	// started ends the wait too, and fails the check below).
+	waitFor(t, bindtools.Hang, "the secondary looks its primary up three times", func() bool {
+		return sres.lookups("lab-primary") >= 3 || sa.State().Snapshot().NamedPID != 0
+	})
 	if pid := sa.State().Snapshot().NamedPID; pid != 0 {
 		t.Fatalf("secondary started named (pid %d) before its primary resolved", pid)
 	}
@@ -328,11 +329,7 @@ func TestRealNamedConvergeClasses(t *testing.T) {
 // while every other RRset of its message is applied.
 func TestRealNamedConvergeBatches(t *testing.T) {
 	bindtools.RequireBIND(t)
-	l := newLab(t)
-	res := &fakeResolver{}
-	res.set("lab-1.lab-headless", "127.0.0.2")
-	l.writeKey("upd-tsig", l.secret)
-	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	l, res := pod0Lab(t)
 	const n = 2000
 	var records []string
 	for i := 0; i < n; i++ {
@@ -344,10 +341,7 @@ func TestRealNamedConvergeBatches(t *testing.T) {
 	}
 	doc := l.primaryDoc(records)
 	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), l.fixture(layout.NamedConfSecondary, nil), doc)
-	o := l.options(0, res)
-	o.ConvergeInterval = 100 * time.Millisecond
-	a, stop := l.run(o)
-	waitFor(t, bindtools.Hang, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	a, stop := l.startConverging(res)
 
 	var first *Convergence
 	waitFor(t, bindtools.Hang, "a pass that updated the zone", func() bool {
@@ -385,11 +379,7 @@ func TestRealNamedConvergeBatches(t *testing.T) {
 // as the zone's data at a delegation, and converges all the same.
 func TestRealNamedConvergeWithoutTransfer(t *testing.T) {
 	bindtools.RequireBIND(t)
-	l := newLab(t)
-	res := &fakeResolver{}
-	res.set("lab-1.lab-headless", "127.0.0.2")
-	l.writeKey("upd-tsig", l.secret)
-	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	l, res := pod0Lab(t)
 	if err := os.MkdirAll(l.dataDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -406,10 +396,7 @@ func TestRealNamedConvergeWithoutTransfer(t *testing.T) {
 	}}}
 	doc.PrimaryZones = append(doc.PrimaryZones, layout.ZoneRef{Zone: "notx.test"})
 	l.writeConfig(l.fixture(layout.NamedConfPrimary, map[string]string{"@EXTRA@": extra}), l.fixture(layout.NamedConfSecondary, nil), doc)
-	o := l.options(0, res)
-	o.ConvergeInterval = 100 * time.Millisecond
-	a, stop := l.run(o)
-	waitFor(t, bindtools.Hang, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	a, stop := l.startConverging(res)
 	m := a.State().Metrics()
 	waitFor(t, bindtools.Hang, "a pass that reads every RRset by query and sends nothing", func() bool {
 		c := a.State().Snapshot().LastConvergence
@@ -458,10 +445,7 @@ func TestRealNamedDynamicZoneFromSplitFile(t *testing.T) {
 	doc.DynamicZones[0].Records = nil
 	doc.DynamicZones[0].Source = filepath.Join(l.zonesDir, "0", "dyn.test.zone")
 	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), l.fixture(layout.NamedConfSecondary, nil), doc)
-	o := l.options(0, res)
-	o.ConvergeInterval = 100 * time.Millisecond
-	a, stop := l.run(o)
-	waitFor(t, bindtools.Hang, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	a, stop := l.startConverging(res)
 
 	seeded, err := os.ReadFile(filepath.Join(l.dataDir, "dyn.test.zone"))
 	if err != nil {

@@ -275,11 +275,7 @@ func TestBindStatsFetch(t *testing.T) {
 // with statistics-channels on a free loopback port.
 func TestRealNamedBindStats(t *testing.T) {
 	bindtools.RequireBIND(t)
-	l := newLab(t)
-	res := &fakeResolver{}
-	res.set("lab-1.lab-headless", "127.0.0.2")
-	l.writeKey("upd-tsig", l.secret)
-	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	l, res := pod0Lab(t)
 	l.writeConfig(l.fixture("named.conf.primary", nil), l.fixture("named.conf.secondary", nil), l.primaryDoc(nil))
 	o := l.options(0, res)
 	httpAddr := make(chan string, 1)

@@ -50,6 +50,14 @@ func (s *syncBuffer) String() string {
 type fakeResolver struct {
 	mu    sync.Mutex
 	hosts map[string][]string
+	asked map[string]int // lookups per host, answered or not
+}
+
+// lookups is how often host has been looked up.
+func (f *fakeResolver) lookups(host string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.asked[host]
 }
 
 func (f *fakeResolver) set(host string, ips ...string) {
@@ -64,6 +72,10 @@ func (f *fakeResolver) set(host string, ips ...string) {
 func (f *fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.asked == nil {
+		f.asked = map[string]int{}
+	}
+	f.asked[host]++
 	ips, ok := f.hosts[host]
 	if !ok {
 		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
@@ -290,4 +302,28 @@ func axfrZone(t *testing.T, addr, zone string, k Key) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// pod0Lab is the set-up of the real-named tests of pod 0: a lab whose
+// peer (pod 1) resolves, with the update key and pod 1's zone files
+// written. The test writes its configuration and starts the agent.
+func pod0Lab(t *testing.T) (*lab, *fakeResolver) {
+	t.Helper()
+	l := newLab(t)
+	res := &fakeResolver{}
+	res.set("lab-1.lab-headless", "127.0.0.2")
+	l.writeKey("upd-tsig", l.secret)
+	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	return l, res
+}
+
+// startConverging starts pod 0's agent converging its dynamic zones every
+// 100 ms and waits until it is ready.
+func (l *lab) startConverging(res Resolver) (*Agent, func() error) {
+	l.t.Helper()
+	o := l.options(0, res)
+	o.ConvergeInterval = 100 * time.Millisecond
+	a, stop := l.run(o)
+	waitFor(l.t, bindtools.Hang, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	return a, stop
 }

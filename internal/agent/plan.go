@@ -29,6 +29,7 @@ import (
 
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 // ZoneKey names one zone statement: its zone and view ("" without views).
@@ -282,7 +283,7 @@ func fileZone(s namedconf.Stmt, view string) (FileZone, bool) {
 			dynamic = true
 		}
 	}
-	if (typ != "primary" && typ != "master") || file == "" || dynamic {
+	if vocab.ZoneType(typ) != "primary" || file == "" || dynamic {
 		return FileZone{}, false
 	}
 	return FileZone{ZoneKey: ZoneKey{Zone: strings.TrimSuffix(s.Words[1].Text, "."), View: view}, File: file}, true

@@ -298,25 +298,7 @@ func TestSnapshotPlan(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
 			lay(t, root, base)
-			a := &Agent{opt: Options{ConfigFile: filepath.Join(root, "config", "agent.json"), ZonesDir: filepath.Join(root, "zones"),
-				KeysDir: filepath.Join(root, "keys"), RNDCDir: filepath.Join(root, "rndc"), RunDir: filepath.Join(root, "run")}}
-			if err := os.MkdirAll(a.opt.RunDir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(filepath.Join(root, "config", "named.conf.primary"), a.activeConf()); err != nil {
-				t.Fatal(err)
-			}
-			snap := func() Snapshot {
-				cfg, err := LoadConfig(a.opt.ConfigFile)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s, err := a.snapshot(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return s
-			}
+			snap := snapshotter(t, root)
 			before := snap()
 			if got := len(before.Zones); got != 2 {
 				t.Fatalf("snapshot holds %d zones, want static.test and big.test: %v", got, before.Zones)
@@ -326,6 +308,33 @@ func TestSnapshotPlan(t *testing.T) {
 				t.Errorf("%s\nplan (-want +got):\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// snapshotter is an agent of pod 0 over the pod laid out under root, its
+// active config the primary's: each call of the function it returns is
+// the agent's snapshot of what is laid out then.
+func snapshotter(t *testing.T, root string) func() Snapshot {
+	t.Helper()
+	a := &Agent{opt: Options{ConfigFile: filepath.Join(root, "config", "agent.json"), ZonesDir: filepath.Join(root, "zones"),
+		KeysDir: filepath.Join(root, "keys"), RNDCDir: filepath.Join(root, "rndc"), RunDir: filepath.Join(root, "run")}}
+	if err := os.MkdirAll(a.opt.RunDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "config", "named.conf.primary"), a.activeConf()); err != nil {
+		t.Fatal(err)
+	}
+	return func() Snapshot {
+		t.Helper()
+		cfg, err := LoadConfig(a.opt.ConfigFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := a.snapshot(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
 }
 
@@ -360,26 +369,7 @@ include "@ROOT@/zonestmts/1/zones.conf";
 	for _, z := range []string{"a.test", "b.test", "c.test", "d.test"} {
 		write("zones/0/db."+z, zone)
 	}
-	a := &Agent{opt: Options{ConfigFile: filepath.Join(root, "config", "agent.json"), ZonesDir: filepath.Join(root, "zones"),
-		KeysDir: filepath.Join(root, "keys"), RNDCDir: filepath.Join(root, "rndc"), RunDir: filepath.Join(root, "run")}}
-	if err := os.MkdirAll(a.opt.RunDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(root, "config", "named.conf.primary"), a.activeConf()); err != nil {
-		t.Fatal(err)
-	}
-	snap := func() Snapshot {
-		t.Helper()
-		cfg, err := LoadConfig(a.opt.ConfigFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := a.snapshot(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	snap := snapshotter(t, root)
 	before := snap()
 	if !before.NewZones || len(before.Stmts) != 3 || len(before.Zones) != 3 {
 		t.Fatalf("snapshot: NewZones %v, %d statements, %d zone files; want true, 3, 3", before.NewZones, len(before.Stmts), len(before.Zones))

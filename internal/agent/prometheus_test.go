@@ -27,11 +27,7 @@ import (
 func TestPrometheusScrapesAgent(t *testing.T) {
 	bindtools.RequireBIND(t)
 	promBin := bindtools.Prometheus(t, "prometheus")
-	l := newLab(t)
-	res := &fakeResolver{}
-	res.set("lab-1.lab-headless", "127.0.0.2")
-	l.writeKey("upd-tsig", l.secret)
-	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	l, res := pod0Lab(t)
 	secondary := l.fixture(layout.NamedConfSecondary, nil)
 	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), secondary, l.primaryDoc(nil))
 	o := l.options(0, res)

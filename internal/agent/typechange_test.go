@@ -27,11 +27,7 @@ import (
 // file lost, another client's record) replaces that data too.
 func TestRealNamedTypeChange(t *testing.T) {
 	bindtools.RequireBIND(t)
-	l := newLab(t)
-	res := &fakeResolver{}
-	res.set("lab-1.lab-headless", "127.0.0.2")
-	l.writeKey("upd-tsig", l.secret)
-	l.writeZones(l.zoneFiles(1, "192.0.2.10"))
+	l, res := pod0Lab(t)
 	before := []string{
 		"api 300 IN A 192.0.2.1",
 		"back 300 IN CNAME www.dyn.test.",
@@ -47,10 +43,7 @@ func TestRealNamedTypeChange(t *testing.T) {
 	}
 	secondary := l.fixture(layout.NamedConfSecondary, nil)
 	l.writeConfig(l.fixture(layout.NamedConfPrimary, nil), secondary, l.primaryDoc(before))
-	o := l.options(0, res)
-	o.ConvergeInterval = 100 * time.Millisecond
-	a, _ := l.run(o)
-	waitFor(t, bindtools.Hang, "primary ready", func() bool { return a.State().Snapshot().Ready })
+	a, _ := l.startConverging(res)
 	waitFor(t, bindtools.Hang, "the first records", func() bool {
 		return cmp.Equal(answers(l.addr(), "api.dyn.test", dns.TypeA), []string{"192.0.2.1"}) &&
 			cmp.Equal(answers(l.addr(), "back.dyn.test", dns.TypeCNAME), []string{"www.dyn.test."}) &&

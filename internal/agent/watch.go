@@ -125,6 +125,7 @@ type mirrorState struct {
 	version      string // the snapshot's resourceVersion
 	mountNames   string // the mount's names last linked (fallback)
 	failingSince time.Time
+	events       int // watch events of this ConfigMap handled (tests wait on it)
 }
 
 // watcher keeps every mirror's LIVE directory.
@@ -246,20 +247,27 @@ func removeStale(dir string, keep []string) error {
 }
 
 // run keeps every mirror until ctx ends: a list-and-watch per ConfigMap,
-// and, for the mirrors on their mount, new names linked as they appear.
+// and, for the mirrors on their mount, new names linked as they appear
+// (looked for every tick).
 func (w *watcher) run(ctx context.Context, tick time.Duration) {
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	w.runTicks(ctx, t.C)
+}
+
+// runTicks is run with the ticks given: a test sends them itself, and knows
+// a pass over the mounts is complete when its next tick is taken.
+func (w *watcher) runTicks(ctx context.Context, ticks <-chan time.Time) {
 	if w.api.URL != "" {
 		for _, s := range w.mirrors {
 			go w.follow(ctx, s)
 		}
 	}
-	t := time.NewTicker(tick)
-	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-ticks:
 		}
 		w.mu.Lock()
 		for _, s := range w.mirrors {
@@ -395,6 +403,7 @@ func (w *watcher) listAndWatch(ctx context.Context, s *mirrorState) (bool, error
 			} else {
 				w.lay(s, &c, c.Metadata.ResourceVersion)
 			}
+			s.events++
 			w.mu.Unlock()
 		case "BOOKMARK":
 		case "ERROR":

@@ -128,6 +128,42 @@ func eventually(t *testing.T, dir string, want map[string]string, why string) {
 	}
 }
 
+// equalLive checks dir shows want now: the caller has waited for the event
+// that matters (a pass over the mounts, a watch event handled), so nothing
+// is left to arrive.
+func equalLive(t *testing.T, dir string, want map[string]string, why string) {
+	t.Helper()
+	if diff := cmp.Diff(want, readLive(t, dir)); diff != "" {
+		t.Fatalf("%s: %s (-want +got):\n%s", why, dir, diff)
+	}
+}
+
+// mountPass returns when the watcher has looked at every mount once more:
+// the watcher takes the second tick only after its pass for the first.
+func mountPass(ticks chan<- time.Time) {
+	ticks <- time.Time{}
+	ticks <- time.Time{}
+}
+
+// waitEvents waits until the watcher has handled n watch events of its one
+// ConfigMap (bounded by the BIND hang bound).
+func waitEvents(t *testing.T, w *watcher, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		w.mu.Lock()
+		got := w.mirrors[0].events
+		w.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher handled %d watch events, want %d", got, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestWatchConfigMaps: LIVE follows the mount until the API server answers,
 // then the API server's object (a watch event reaches LIVE without the
 // mount changing; a deletion leaves the last content), ignores the mount while the API server is reachable, and
@@ -160,11 +196,13 @@ func TestWatchConfigMaps(t *testing.T) {
 	eventually(t, live, map[string]string{"agent.json": "mounted-1"}, "laid onto the mount")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go w.run(ctx, 10*time.Millisecond)
+	ticks := make(chan time.Time)
+	go w.runTicks(ctx, ticks)
 	if err := kubeletdir.Write(mount, map[string][]byte{"agent.json": []byte("mounted-2"), "extra": []byte("x")}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, live, map[string]string{"agent.json": "mounted-2", "extra": "x"}, "a name the mount gained")
+	mountPass(ticks)
+	equalLive(t, live, map[string]string{"agent.json": "mounted-2", "extra": "x"}, "a name the mount gained")
 	cancel()
 
 	// Now with the API server.
@@ -174,19 +212,20 @@ func TestWatchConfigMaps(t *testing.T) {
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
-	go w.run(ctx, 10*time.Millisecond)
+	go w.runTicks(ctx, ticks)
 	eventually(t, live, map[string]string{"agent.json": "api-1", "named.conf.primary": "p"}, "the listed object")
 	api.set("c-config", map[string]string{"agent.json": "api-2"})
 	eventually(t, live, map[string]string{"agent.json": "api-2"}, "a watch event")
 	api.remove("c-config")
-	time.Sleep(100 * time.Millisecond)
-	eventually(t, live, map[string]string{"agent.json": "api-2"}, "a deleted ConfigMap leaves its last content")
+	waitEvents(t, w, 2) // the MODIFIED and the DELETED
+	equalLive(t, live, map[string]string{"agent.json": "api-2"}, "a deleted ConfigMap leaves its last content")
 	api.set("c-config", map[string]string{"agent.json": "api-2"})
+	waitEvents(t, w, 3)
 	if err := kubeletdir.Write(mount, map[string][]byte{"agent.json": []byte("mounted-3")}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	eventually(t, live, map[string]string{"agent.json": "api-2"}, "the mount, older than the API server, ignored")
+	mountPass(ticks)
+	equalLive(t, live, map[string]string{"agent.json": "api-2"}, "the mount, older than the API server, ignored")
 
 	// The API server goes away: after the fallback delay, the mount again.
 	api.mu.Lock()

@@ -5,6 +5,12 @@
 // apart), BindZones of every type with their records, BindPolicies from
 // response-policy zones, BindDNSSECPolicies and the catalog zone.
 //
+// It works in two phases: readConfig (config.go) reads the statements into
+// a typed configuration (what each statement is; each zone's name, class,
+// type and options), then Import maps that configuration to objects and
+// losses, a file per kind (options.go, zones.go with one function per zone
+// type, special.go, keys.go, notify.go, recursion.go, hints.go).
+//
 // Nothing is dropped silently: every statement it cannot carry is a Loss
 // with its file:line, and Check renders the result and compares every zone
 // with the original, RRset by RRset.
@@ -157,47 +163,41 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	im.viewNotify = map[string]namedconf.Located{}
 	im.alsoNotify = map[string][]string{}
 
-	var options *namedconf.Located
-	var views, zones []namedconf.Located
-	// First pass: what others refer to (keys, ACLs, server lists, policies, options).
-	for i := range conf {
-		s := conf[i]
-		switch s.Name() {
-		case "options":
-			options = &conf[i]
-		case "key":
-			im.key(s)
-		case "acl":
-			im.acl(s)
-		case "primaries", "masters":
-			im.list(s)
-		case "dnssec-policy":
-			im.dnssecPolicy(s)
-		case "view":
-			views = append(views, s)
-		case "zone":
-			zones = append(zones, s)
-		case "logging", "controls", "statistics-channels":
-			im.replaced(s, "bind-fn renders its own (logging to stderr; rndc and statistics on localhost)")
-		default:
-			im.lose(s, "top-level statement bind-fn has no field for")
-		}
+	c := readConfig(conf)
+	// What others refer to first: keys, ACLs, server lists, policies.
+	for _, s := range c.keys {
+		im.key(s)
+	}
+	for _, s := range c.acls {
+		im.acl(s)
+	}
+	for _, s := range c.lists {
+		im.list(s)
+	}
+	for _, s := range c.policies {
+		im.dnssecPolicy(s)
+	}
+	for _, s := range c.replaced {
+		im.replaced(s, "bind-fn renders its own (logging to stderr; rndc and statistics on localhost)")
+	}
+	for _, s := range c.unknown {
+		im.lose(s, "top-level statement bind-fn has no field for")
 	}
 	recursion := true // BIND's default
-	if options != nil {
-		recursion = im.options(*options)
+	if c.options != nil {
+		recursion = im.options(*c.options)
 	}
-	im.views = len(views)
-	if len(views) > 0 && len(zones) > 0 {
-		for _, z := range zones {
-			im.lose(z, "a zone outside every view, in a configuration with views (BIND refuses this)")
+	im.views = len(c.views)
+	if len(c.views) > 0 {
+		for _, z := range c.zones {
+			im.lose(z.stmt, "a zone outside every view, in a configuration with views (BIND refuses this)")
 		}
 	}
-	for i, v := range views {
+	for i, v := range c.views {
 		im.view(v, i)
 	}
-	for _, z := range zones {
-		im.zone(z, "", nil)
+	for _, z := range c.zones {
+		im.zone(z, nil)
 	}
 	im.finish()
 	// Dynamic and signed zones live on the primary's data volume: without
@@ -213,7 +213,7 @@ func Import(conf []namedconf.Located, opt Options) (*Result, error) {
 	}
 	// Recursion (BIND's default) makes a resolver; with views each view
 	// says (a view without its own recursion statement inherits options').
-	im.resolveRecursion(recursion, views)
+	im.resolveRecursion(recursion, c.views)
 	im.checkFeedOrder()
 	im.judgeHints(func(view string) bool {
 		if view == "" {

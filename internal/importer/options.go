@@ -149,17 +149,16 @@ func (im *importer) rateLimit(s namedconf.Located) bool {
 }
 
 // view maps a view and its zones.
-func (im *importer) view(s namedconf.Located, i int) {
-	name := s.Arg(1)
+func (im *importer) view(vs viewStmt, i int) {
+	name := vs.name
 	v := &v1alpha1.BindView{TypeMeta: tm(v1alpha1.KindBindView), ObjectMeta: im.meta(im.objName("view", name))}
 	v.Spec.ClusterRef = im.opt.Cluster
 	if v.Name != name {
 		v.Spec.ViewName = name
 	}
 	v.Spec.Order = int32((i + 1) * 10)
-	var zones []namedconf.Located
 	var rest []namedconf.Located
-	for _, b := range s.Body {
+	for _, b := range vs.body {
 		switch b.Name() {
 		case "match-clients", "match-destinations":
 			els, ok := elements(b.Body)
@@ -196,8 +195,6 @@ func (im *importer) view(s namedconf.Located, i int) {
 			if n := b.Name(); n == "allow-query" || n == "allow-query-cache" {
 				im.lose(b, "a view's "+n+": bind-fn has allowQuery per cluster and per zone, not per view")
 			}
-		case "zone":
-			zones = append(zones, b)
 		case "notify":
 			im.viewNotify[name] = b // carried per zone (notify)
 		case "also-notify":
@@ -223,8 +220,8 @@ func (im *importer) view(s namedconf.Located, i int) {
 		}
 		im.lose(b, "view option bind-fn has no field for")
 	}
-	for _, z := range zones {
-		im.zone(z, name, v)
+	for _, z := range vs.zones {
+		im.zone(z, v)
 	}
 }
 

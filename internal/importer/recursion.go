@@ -61,7 +61,7 @@ func allowRecursion(view, opts *recursionSettings) ([]string, namedconf.Located)
 // configuration whose recursive views agree is carried exactly; one whose
 // views differ is a loss at each differing statement, and the cluster
 // takes the first recursive view's.
-func (im *importer) resolveRecursion(recursion bool, views []namedconf.Located) {
+func (im *importer) resolveRecursion(recursion bool, views []viewStmt) {
 	sp := &im.cluster.Spec
 	sp.Mode = v1alpha1.ModeAuthoritative
 	type recView struct {
@@ -126,10 +126,10 @@ func (im *importer) resolveRecursion(recursion bool, views []namedconf.Located) 
 				}
 				where := s.Where()
 				if !ok {
-					where = views[0].Where()
+					where = views[0].stmt.Where()
 					for _, v := range views {
-						if v.Arg(1) == r.name {
-							where = v.Where()
+						if v.name == r.name {
+							where = v.stmt.Where()
 						}
 					}
 				}

@@ -12,6 +12,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/api/v1alpha1"
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/plan"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
 )
 
@@ -32,55 +33,24 @@ var zoneOwned = map[string]string{
 	"serial-update-method": "bind-fn sets it: unixtime for signed zones (a primary that lost its volume re-signs above the secondaries), BIND's default otherwise",
 }
 
-// zone maps one zone statement; it reports whether the zone is a primary.
-func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView) bool {
-	name := strings.ToLower(strings.TrimSuffix(s.Arg(1), "."))
-	if name == "" {
-		name = "."
-	}
-	if len(s.Words) > 2 && !strings.EqualFold(s.Arg(2), "in") {
+// zone maps one zone statement (of view v, nil outside views): a response-
+// policy zone or a catalog to their own objects, a root hint zone to the
+// hints judged later, every other zone to a BindZone by its type
+// (primaryZone, secondaryZone, forwardZone), then its remaining options one
+// by one (zoneOption).
+func (im *importer) zone(zs zoneStmt, v *v1alpha1.BindView) {
+	s, name, view := zs.stmt, zs.name, zs.view
+	if len(s.Words) > 2 && !strings.EqualFold(zs.class, "in") {
 		im.lose(s, "a zone of a class other than IN")
-		return false
+		return
 	}
-	opts := map[string]namedconf.Located{}
-	var order []string
-	for _, b := range s.Body {
-		opts[b.Name()] = b
-		order = append(order, b.Name())
-	}
-	typ := strings.ToLower(opts["type"].Arg(1))
-	switch typ {
-	case "master":
-		typ = "primary"
-	case "slave":
-		typ = "secondary"
+	feed, done := im.responsePolicyZone(zs)
+	if done {
+		return
 	}
 	objPrefix := name
 	if im.views > 1 && view != "" {
 		objPrefix = view + "-" + name
-	}
-	feed := false
-	for _, rz := range im.rpz[view] {
-		if rz == name && typ == "primary" {
-			im.policyZone(s, name, view, opts)
-			return false
-		}
-		if rz != name {
-			continue
-		}
-		if typ != "secondary" {
-			im.lose(s, "a "+typ+" response-policy zone: bind-fn lists BindPolicies and secondary zones (responsePolicy: true) in response-policy; the zone is kept as a "+typ+" zone, but its rules no longer apply")
-			continue
-		}
-		// A feed (a secondary RPZ from a vendor or another server):
-		// BindZone spec.responsePolicy, listed after the BindPolicies in
-		// zone order. BIND applies the first zone that matches: an order
-		// that differs is a loss.
-		feed = true
-		if im.rpzFeed[view] == nil {
-			im.rpzFeed[view] = map[string]namedconf.Located{}
-		}
-		im.rpzFeed[view][name] = s
 	}
 	z := &v1alpha1.BindZone{TypeMeta: tm(v1alpha1.KindBindZone), ObjectMeta: im.meta(im.objName("zone", objPrefix))}
 	z.Spec.ClusterRef = im.opt.Cluster
@@ -89,174 +59,242 @@ func (im *importer) zone(s namedconf.Located, view string, v *v1alpha1.BindView)
 	if v != nil {
 		z.Spec.ViewRef = v.Name
 	}
-	handled := map[string]bool{"type": true, "notify": true}
-	switch typ {
+	zs.use("notify") // notify.go, for the types that send NOTIFY
+	var rrs []dns.RR
+	switch zs.typ {
 	case "primary":
-		z.Spec.Type = v1alpha1.ZonePrimary
-		f := opts["file"]
-		if f.Name() == "" {
-			im.lose(s, "a primary zone without a file")
-			return false
+		if rrs, done = im.primaryZone(&zs, z, v); done {
+			return
 		}
-		rrs, err := im.readZone(name, view, f, opts["journal"])
-		var unread *UnreadableError
-		if errors.As(err, &unread) {
-			for _, r := range unread.Records {
-				im.res.Losses = append(im.res.Losses, Loss{Where: im.zonePath(f.Arg(1)) + ":1", What: clip(r),
-					Why: "a record bind-fn cannot read (miekg/dns lacks its type or form): zone " + name + " is carried without it; write it as TYPEnnn \\# (RFC 3597) to keep it"})
-			}
-			err = nil
-		}
-		if err != nil {
-			im.lose(f, fmt.Sprintf("cannot read the zone file of zone %s: %v", name, err))
-			return false
-		}
-		if isCatalog(name, rrs) {
-			im.catalogZone(s, name, view, v, rrs, opts)
-			return false
-		}
-		im.zoneRecords(z, rrs, f)
-		if _, own := opts["also-notify"]; !own {
-			// A zone without its own also-notify inherits its view's, else
-			// options' (BIND's inheritance).
-			if l, ok := im.alsoNotify[view]; ok {
-				z.Spec.AlsoNotify = append([]string(nil), l...)
-			} else if l, ok := im.alsoNotify[""]; ok {
-				z.Spec.AlsoNotify = append([]string(nil), l...)
-			}
-		}
-		defer im.notify(s, view, z, rrs, opts["notify"])
-		im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: im.zonePath(f.Arg(1)), RRs: rrs, Kind: "zone"})
-		handled["file"] = true
 	case "secondary", "stub":
-		z.Spec.Type = v1alpha1.ZoneType(typ)
-		p := opts["primaries"]
-		if p.Name() == "" {
-			p = opts["masters"]
-		}
-		els, ok := elements(p.Body)
-		if !ok || len(els) == 0 {
-			im.lose(s, "a "+typ+" zone without a primaries list bind-fn can read")
-			return false
-		}
-		els = im.expand(els)
-		var key string
-		for i, e := range els {
-			if before, k, ok := strings.Cut(e, " key "); ok {
-				k = strings.Trim(k, `"`)
-				if key != "" && k != key {
-					im.lose(p, "primaries with different keys (bind-fn has one transferKeyRef per zone)")
-				}
-				key = k
-				els[i] = before
-			}
-		}
-		z.Spec.Primaries = els
-		if key != "" {
-			z.Spec.TransferKeyRef = im.keyRef(p, key)
-		}
-		handled["primaries"], handled["masters"], handled["file"] = true, true, true
-		defer im.notify(s, view, z, nil, opts["notify"])
-		if f := opts["file"]; f.Name() != "" {
-			im.replaced(f, "bind-fn keeps transferred zones on the data volume")
+		if !im.secondaryZone(&zs, z) {
+			return
 		}
 	case "forward":
-		z.Spec.Type = v1alpha1.ZoneForward
-		if f := opts["forwarders"]; f.Name() != "" {
-			els, ok := elements(f.Body)
-			if !ok {
-				im.lose(f, "a nested forwarders list")
-			}
-			z.Spec.Forwarders = els
-		}
-		if f := opts["forward"]; f.Name() != "" {
-			only := f.Arg(1) == "only"
-			z.Spec.ForwardOnly = &only
-		}
-		handled["forwarders"], handled["forward"] = true, true
+		im.forwardZone(&zs, z)
 	case "hint":
-		im.hints = append(im.hints, hint{stmt: s, view: view, file: opts["file"].Arg(1)})
-		return false
+		im.hints = append(im.hints, hint{stmt: s, view: view, file: zs.opts["file"].Arg(1)})
+		return
 	default:
-		im.lose(s, fmt.Sprintf("zone type %q has no BindZone type (primary, secondary, stub, forward)", typ))
-		return false
+		im.lose(s, fmt.Sprintf("zone type %q has no BindZone type (primary, secondary, stub, forward)", zs.typ))
+		return
 	}
-	for _, o := range order {
-		if handled[o] {
-			continue
-		}
-		b := opts[o]
-		switch o {
-		case "allow-transfer", "also-notify", "allow-query":
-			els, ok := elements(b.Body)
-			if !ok {
-				im.lose(b, "a nested address match list")
-				continue
-			}
-			// bind-fn's own: the view's transfer key, the agent's lists.
-			els = im.withoutOwn(els, map[string]bool{im.transferKey(view): true})
-			switch o {
-			case "allow-transfer":
-				z.Spec.AllowTransfer = els
-			case "also-notify":
-				z.Spec.AlsoNotify = im.expand(els) // named server lists, inlined
-			default:
-				z.Spec.AllowQuery = els
-			}
-		case "allow-update":
-			els, ok := elements(b.Body)
-			if ok && len(els) == 1 && els[0] == "none" {
-				continue
-			}
-			if ok && len(els) == 1 && strings.HasPrefix(els[0], "key ") {
-				z.Spec.DynamicUpdate = true
-				z.Spec.UpdateKeyRef = im.keyRef(b, strings.Trim(strings.TrimPrefix(els[0], "key "), `"`))
-				continue
-			}
-			im.lose(b, "allow-update other than one key: zone "+name+" is imported without dynamic updates, so every UPDATE it accepted is refused (bind-fn: dynamicUpdate with one updateKeyRef)")
-		case "update-policy":
-			if k, ok := simpleUpdatePolicy(b); ok {
-				z.Spec.DynamicUpdate = true
-				z.Spec.UpdateKeyRef = im.keyRef(b, k)
-				im.lose(b, "update-policy of zone "+name+" becomes allow-update { key "+k+"; } (the key may update any name in the zone)")
-				continue
-			}
-			im.lose(b, "an update-policy bind-fn cannot express (one key granted the whole zone): zone "+name+" is imported without dynamic updates")
-		case "dnssec-policy":
-			p, ok := im.policies[b.Arg(1)]
-			if !ok && b.Arg(1) == "default" {
-				p, ok = im.defaultPolicy(b), true
-			}
-			if !ok {
-				if b.Arg(1) == "none" {
-					continue
-				}
-				im.lose(b, fmt.Sprintf("dnssec-policy %q is not defined in this configuration (built-in policies such as \"default\" have no BindDNSSECPolicy)", b.Arg(1)))
-				continue
-			}
-			z.Spec.DNSSECPolicyRef = p
-			if z.Spec.Type == v1alpha1.ZonePrimary && !im.bindfn {
-				im.signedKeys(b, name, opts)
-				im.signedSerial(z, opts["file"])
-			}
-		default:
-			if why, ok := zoneOwned[o]; ok {
-				im.replaced(b, why)
-				continue
-			}
-			im.lose(b, "zone option bind-fn has no field for")
+	for _, o := range zs.order {
+		if !zs.used[o] {
+			im.zoneOption(&zs, z, zs.opts[o])
 		}
 	}
 	if z.Spec.DynamicUpdate && len(z.Spec.Records) > 0 && !im.bindfn {
 		// bind-fn's agent owns a dynamic zone's spec.records: it puts them
 		// back by UPDATE, so a DHCP server's or an application's later
 		// change to one of these names would be undone.
-		im.lose(opts["file"], fmt.Sprintf("the %d existing RRsets of dynamic zone %s become BindZone spec.records, which the agent converges: later UPDATEs (DHCP, applications) to these names are reverted; bind-fn has no field for zone data it does not own", len(z.Spec.Records), name))
+		im.lose(zs.opts["file"], fmt.Sprintf("the %d existing RRsets of dynamic zone %s become BindZone spec.records, which the agent converges: later UPDATEs (DHCP, applications) to these names are reverted; bind-fn has no field for zone data it does not own", len(z.Spec.Records), name))
 	}
 	im.add("zones.yaml", z)
 	im.res.ZoneWhere[z.Name] = s.Where()
 	im.zoneObj[zoneKey(view, name)] = z
-	return z.Spec.Type == v1alpha1.ZonePrimary
+	if z.Spec.Type != v1alpha1.ZoneForward {
+		im.notify(s, view, z, rrs, zs.opts["notify"])
+	}
+}
+
+// responsePolicyZone places a zone the view's response-policy lists: a
+// primary one becomes a BindPolicy (done), a secondary one a feed (a
+// BindZone with responsePolicy: true); any other type keeps its zone and
+// loses its rules.
+func (im *importer) responsePolicyZone(zs zoneStmt) (feed, done bool) {
+	for _, rz := range im.rpz[zs.view] {
+		if rz != zs.name {
+			continue
+		}
+		if zs.typ == "primary" {
+			im.policyZone(zs.stmt, zs.name, zs.view, zs.opts)
+			return false, true
+		}
+		if zs.typ != "secondary" {
+			im.lose(zs.stmt, "a "+zs.typ+" response-policy zone: bind-fn lists BindPolicies and secondary zones (responsePolicy: true) in response-policy; the zone is kept as a "+zs.typ+" zone, but its rules no longer apply")
+			continue
+		}
+		// A feed (a secondary RPZ from a vendor or another server):
+		// BindZone spec.responsePolicy, listed after the BindPolicies in
+		// zone order. BIND applies the first zone that matches: an order
+		// that differs is a loss.
+		feed = true
+		if im.rpzFeed[zs.view] == nil {
+			im.rpzFeed[zs.view] = map[string]namedconf.Located{}
+		}
+		im.rpzFeed[zs.view][zs.name] = zs.stmt
+	}
+	return feed, false
+}
+
+// primaryZone reads a primary zone's file into z's records; a catalog
+// zone becomes a BindCatalogZone instead. done: nothing more to map (a
+// catalog, or a loss).
+func (im *importer) primaryZone(zs *zoneStmt, z *v1alpha1.BindZone, v *v1alpha1.BindView) (rrs []dns.RR, done bool) {
+	name, view := zs.name, zs.view
+	z.Spec.Type = v1alpha1.ZonePrimary
+	f := zs.opts["file"]
+	if f.Name() == "" {
+		im.lose(zs.stmt, "a primary zone without a file")
+		return nil, true
+	}
+	rrs, err := im.readZone(name, view, f, zs.opts["journal"])
+	var unread *UnreadableError
+	if errors.As(err, &unread) {
+		for _, r := range unread.Records {
+			im.res.Losses = append(im.res.Losses, Loss{Where: im.zonePath(f.Arg(1)) + ":1", What: clip(r),
+				Why: "a record bind-fn cannot read (miekg/dns lacks its type or form): zone " + name + " is carried without it; write it as TYPEnnn \\# (RFC 3597) to keep it"})
+		}
+		err = nil
+	}
+	if err != nil {
+		im.lose(f, fmt.Sprintf("cannot read the zone file of zone %s: %v", name, err))
+		return nil, true
+	}
+	if isCatalog(name, rrs) {
+		im.catalogZone(zs.stmt, name, view, v, rrs, zs.opts)
+		return nil, true
+	}
+	im.zoneRecords(z, rrs, f)
+	if _, own := zs.opts["also-notify"]; !own {
+		// A zone without its own also-notify inherits its view's, else
+		// options' (BIND's inheritance).
+		if l, ok := im.alsoNotify[view]; ok {
+			z.Spec.AlsoNotify = append([]string(nil), l...)
+		} else if l, ok := im.alsoNotify[""]; ok {
+			z.Spec.AlsoNotify = append([]string(nil), l...)
+		}
+	}
+	im.res.Zones = append(im.res.Zones, Zone{View: view, Name: name, File: im.zonePath(f.Arg(1)), RRs: rrs, Kind: "zone"})
+	zs.use("file")
+	return rrs, false
+}
+
+// secondaryZone maps a secondary or stub zone's primaries list (named
+// lists expanded, one transfer key); false when there is none to read.
+func (im *importer) secondaryZone(zs *zoneStmt, z *v1alpha1.BindZone) bool {
+	z.Spec.Type = v1alpha1.ZoneType(zs.typ)
+	p := zs.primaries()
+	els, ok := elements(p.Body)
+	if !ok || len(els) == 0 {
+		im.lose(zs.stmt, "a "+zs.typ+" zone without a primaries list bind-fn can read")
+		return false
+	}
+	els = im.expand(els)
+	var key string
+	for i, e := range els {
+		if before, k, ok := strings.Cut(e, " key "); ok {
+			k = strings.Trim(k, `"`)
+			if key != "" && k != key {
+				im.lose(p, "primaries with different keys (bind-fn has one transferKeyRef per zone)")
+			}
+			key = k
+			els[i] = before
+		}
+	}
+	z.Spec.Primaries = els
+	if key != "" {
+		z.Spec.TransferKeyRef = im.keyRef(p, key)
+	}
+	zs.use(vocab.PrimariesList, "file")
+	for old := range vocab.ListAliases {
+		zs.use(old)
+	}
+	if f := zs.opts["file"]; f.Name() != "" {
+		im.replaced(f, "bind-fn keeps transferred zones on the data volume")
+	}
+	return true
+}
+
+// forwardZone maps a forward zone's forwarders and forward mode.
+func (im *importer) forwardZone(zs *zoneStmt, z *v1alpha1.BindZone) {
+	z.Spec.Type = v1alpha1.ZoneForward
+	if f := zs.opts["forwarders"]; f.Name() != "" {
+		els, ok := elements(f.Body)
+		if !ok {
+			im.lose(f, "a nested forwarders list")
+		}
+		z.Spec.Forwarders = els
+	}
+	if f := zs.opts["forward"]; f.Name() != "" {
+		only := f.Arg(1) == "only"
+		z.Spec.ForwardOnly = &only
+	}
+	zs.use("forwarders", "forward")
+}
+
+// zoneOption maps one zone option its type left: access lists, dynamic
+// updates, the DNSSEC policy; what bind-fn sets itself is replaced, the
+// rest lost.
+func (im *importer) zoneOption(zs *zoneStmt, z *v1alpha1.BindZone, b namedconf.Located) {
+	name := zs.name
+	switch o := b.Name(); o {
+	case "allow-transfer", "also-notify", "allow-query":
+		els, ok := elements(b.Body)
+		if !ok {
+			im.lose(b, "a nested address match list")
+			return
+		}
+		// bind-fn's own: the view's transfer key, the agent's lists.
+		els = im.withoutOwn(els, map[string]bool{im.transferKey(zs.view): true})
+		switch o {
+		case "allow-transfer":
+			z.Spec.AllowTransfer = els
+		case "also-notify":
+			z.Spec.AlsoNotify = im.expand(els) // named server lists, inlined
+		default:
+			z.Spec.AllowQuery = els
+		}
+	case "allow-update":
+		els, ok := elements(b.Body)
+		if ok && len(els) == 1 && els[0] == "none" {
+			return
+		}
+		if ok && len(els) == 1 && strings.HasPrefix(els[0], "key ") {
+			z.Spec.DynamicUpdate = true
+			z.Spec.UpdateKeyRef = im.keyRef(b, strings.Trim(strings.TrimPrefix(els[0], "key "), `"`))
+			return
+		}
+		im.lose(b, "allow-update other than one key: zone "+name+" is imported without dynamic updates, so every UPDATE it accepted is refused (bind-fn: dynamicUpdate with one updateKeyRef)")
+	case "update-policy":
+		if k, ok := simpleUpdatePolicy(b); ok {
+			z.Spec.DynamicUpdate = true
+			z.Spec.UpdateKeyRef = im.keyRef(b, k)
+			im.lose(b, "update-policy of zone "+name+" becomes allow-update { key "+k+"; } (the key may update any name in the zone)")
+			return
+		}
+		im.lose(b, "an update-policy bind-fn cannot express (one key granted the whole zone): zone "+name+" is imported without dynamic updates")
+	case "dnssec-policy":
+		im.zonePolicy(zs, z, b)
+	default:
+		if why, ok := zoneOwned[o]; ok {
+			im.replaced(b, why)
+			return
+		}
+		im.lose(b, "zone option bind-fn has no field for")
+	}
+}
+
+// zonePolicy maps a zone's dnssec-policy to its BindDNSSECPolicy (BIND's
+// built-in "default" made one); a signed primary's keys and served serial
+// come along.
+func (im *importer) zonePolicy(zs *zoneStmt, z *v1alpha1.BindZone, b namedconf.Located) {
+	p, ok := im.policies[b.Arg(1)]
+	if !ok && b.Arg(1) == "default" {
+		p, ok = im.defaultPolicy(b), true
+	}
+	if !ok {
+		if b.Arg(1) != "none" {
+			im.lose(b, fmt.Sprintf("dnssec-policy %q is not defined in this configuration (built-in policies such as \"default\" have no BindDNSSECPolicy)", b.Arg(1)))
+		}
+		return
+	}
+	z.Spec.DNSSECPolicyRef = p
+	if z.Spec.Type == v1alpha1.ZonePrimary && !im.bindfn {
+		im.signedKeys(b, zs.name, zs.opts)
+		im.signedSerial(z, zs.opts["file"])
+	}
 }
 
 func zoneKey(view, name string) string { return view + "/" + name }

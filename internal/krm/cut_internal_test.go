@@ -8,10 +8,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 // TestRenderedItemMatchesMarshal: renderedItem writes every rendered object

@@ -5,9 +5,9 @@ import (
 
 	"github.com/kptdev/krm-functions-sdk/go/fn"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/krm"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 // BenchmarkProcessor is fn-render and fn-validate in process: ResourceList

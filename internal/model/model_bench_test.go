@@ -3,8 +3,8 @@ package model_test
 import (
 	"testing"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 // BenchmarkDecodeBuild decodes the items and resolves them into clusters.

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 // BenchmarkObjects builds the workload objects and a zones ConfigMap of

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/model"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 	"github.com/google/go-cmp/cmp"
 )
 

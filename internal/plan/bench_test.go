@@ -8,17 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
 	"git.unkin.net/unkin/bind-fn/internal/plan"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 // ttlLine is a DNSRecord's spec.ttl line.
 var ttlLine = regexp.MustCompile(`(?m)^(  )ttl: .*\n`)
 
-// bigChange is the benchmark's package: records RRsets (internal/gen, 20
+// bigChange is the benchmark's package: records RRsets (test/gen, 20
 // zones, two views, 10% DNSRecords), rendered as kpt leaves it, and the new
 // inputs with changed DNSRecords: a third get a new TTL, a third are
 // removed, a third move to a new owner name (a removal and an addition).

@@ -16,6 +16,7 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/namedconf"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
 	"git.unkin.net/unkin/bind-fn/internal/output"
+	"git.unkin.net/unkin/bind-fn/internal/vocab"
 )
 
 // snapshot is one rendered BindCluster as DNS sees it.
@@ -253,7 +254,7 @@ func (s *snapshot) zones() map[string]*zone {
 	for id, z := range out {
 		file := z.file
 		z.apply = applyXfr
-		if z.typ == "primary" || z.typ == "master" {
+		if vocab.ZoneType(z.typ) == "primary" {
 			z.apply = applyReload
 			if src, ok := seeds[file]; ok {
 				file = src

@@ -3,10 +3,10 @@ package render_test
 import (
 	"testing"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 func benchClusters(b *testing.B, n int) []*model.Cluster {

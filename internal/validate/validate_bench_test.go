@@ -3,11 +3,11 @@ package validate_test
 import (
 	"testing"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/prior"
 	"git.unkin.net/unkin/bind-fn/internal/validate"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 // BenchmarkCheck runs every invariant over a decoded, resolved package.

@@ -1,6 +1,7 @@
 // Package vocab holds BIND's vocabularies bind-fn speaks, one table each:
-// the TSIG algorithms of a key statement and the DNSSEC algorithms of a
-// dnssec-policy. Every package that checks, renders, signs or generates one
+// the TSIG algorithms of a key statement, the DNSSEC algorithms of a
+// dnssec-policy, and the zone types with their old names (master, slave,
+// masters). Every package that checks, renders, signs or generates one
 // of these reads it here; nothing else lists them. It is a leaf: it imports
 // miekg/dns only.
 package vocab

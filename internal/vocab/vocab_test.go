@@ -83,3 +83,27 @@ func TestPolicyDurationLookups(t *testing.T) {
 		})
 	}
 }
+
+// TestZoneType: an old name (master, slave; masters for the list) reads as
+// the current one, in any case; a type without an old name, or one bind-fn
+// does not know, comes back lower-cased for the caller to refuse.
+func TestZoneType(t *testing.T) {
+	types := map[string]string{
+		"primary": "primary", "master": "primary", "SLAVE": "secondary", "secondary": "secondary",
+		"Forward": "forward", "Delegation-Only": "delegation-only",
+	}
+	lists := map[string]bool{"primaries": true, "masters": true, "Masters": true, "also-notify": false}
+	gotTypes, gotLists := map[string]string{}, map[string]bool{}
+	for in := range types {
+		gotTypes[in] = ZoneType(in)
+	}
+	for in := range lists {
+		gotLists[in] = IsPrimariesList(in)
+	}
+	if diff := cmp.Diff(types, gotTypes); diff != "" {
+		t.Errorf("ZoneType (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(lists, gotLists); diff != "" {
+		t.Errorf("IsPrimariesList (-want +got):\n%s", diff)
+	}
+}

@@ -3,9 +3,9 @@ package zonefile_test
 import (
 	"testing"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/zonefile"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 // BenchmarkBuildText builds every zone of the package (parse, check, sort,

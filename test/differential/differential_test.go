@@ -15,10 +15,10 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"git.unkin.net/unkin/bind-fn/internal/pkggen"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/testenv"
+	"git.unkin.net/unkin/bind-fn/test/pkggen"
 )
 
 // Environment of TestRandomPackages (make test runs the defaults).

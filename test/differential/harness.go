@@ -1,5 +1,5 @@
 // Package differential checks fn-validate against real BIND (docs/design.md#differential):
-// random packages from internal/pkggen go through the pipeline fn-validate
+// random packages from test/pkggen go through the pipeline fn-validate
 // runs; what it accepts is rendered, laid out where the pod mounts it, and
 // handed to named-checkconf -z (both roles), named-checkzone -k fail (every
 // zone file) and named itself (primary and one secondary, each in a private
@@ -514,9 +514,7 @@ func zoneList(t testing.TB, root, conf string, all bool) []zoneFile {
 			cur.file = unquote(m[1])
 		}
 		if strings.TrimSpace(l) == "};" {
-			if typ == "master" {
-				typ = "primary"
-			}
+			typ = vocab.ZoneType(typ)
 			cur.typ = typ
 			if all || (typ == "primary" && cur.file != "") {
 				zs = append(zs, *cur)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"git.unkin.net/unkin/bind-fn/internal/pkggen"
+	"git.unkin.net/unkin/bind-fn/test/pkggen"
 )
 
 // step is one way to make a package smaller: drop an object, a field or a

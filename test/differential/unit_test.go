@@ -7,8 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
-	"git.unkin.net/unkin/bind-fn/internal/pkggen"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
+	"git.unkin.net/unkin/bind-fn/test/pkggen"
 )
 
 // TestShrinkWith: a package of many objects shrinks to the one record the

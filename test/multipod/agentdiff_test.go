@@ -26,11 +26,11 @@ import (
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/model"
 	"git.unkin.net/unkin/bind-fn/internal/pipeline"
-	"git.unkin.net/unkin/bind-fn/internal/pkggen"
 	"git.unkin.net/unkin/bind-fn/internal/render"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/bindtools"
 	"git.unkin.net/unkin/bind-fn/internal/testutil/testenv"
+	"git.unkin.net/unkin/bind-fn/test/pkggen"
 )
 
 // The agent differential (docs/design.md#differential): random

@@ -9,8 +9,8 @@ import (
 
 	"github.com/miekg/dns"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 // The dynamic-scale cluster: one dynamic zone whose records are all

@@ -14,9 +14,9 @@ import (
 
 	"github.com/miekg/dns"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
 	"git.unkin.net/unkin/bind-fn/internal/testutil"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 // A hoster's cluster (issue 35): many small generated zones on the lab's
@@ -56,54 +56,21 @@ func renderedZones(t *testing.T, r *Rendered, cluster string) []string {
 	return out
 }
 
-// soaLoop asks every pod for the SOA of each sample zone, over and over,
-// and keeps every answer that is not an authoritative NOERROR with the SOA.
-type soaLoop struct {
-	stop     chan struct{}
-	wg       sync.WaitGroup
-	total    atomic.Int64
-	mu       sync.Mutex
-	failures []string
-}
-
-func startSOALoop(pods []*Pod, zones []string) *soaLoop {
-	l := &soaLoop{stop: make(chan struct{})}
-	for _, p := range pods {
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-l.stop:
-					return
-				default:
-				}
-				z := zones[i%len(zones)]
-				r, err := query(p.Net.IP, z, dns.TypeSOA, q{})
-				l.total.Add(1)
-				var bad string
-				switch {
-				case err != nil:
-					bad = err.Error()
-				case r.Rcode != dns.RcodeSuccess || !r.Authoritative || len(r.Answer) == 0:
-					bad = fmt.Sprintf("rcode %s aa=%v answers=%d", dns.RcodeToString[r.Rcode], r.Authoritative, len(r.Answer))
-				}
-				if bad != "" {
-					l.mu.Lock()
-					l.failures = append(l.failures, fmt.Sprintf("%s %s: %s %s", time.Now().Format("15:04:05.000"), p.Name, z, bad))
-					l.mu.Unlock()
-				}
-				time.Sleep(2 * time.Millisecond)
-			}
-		}()
-	}
-	return l
-}
-
-func (l *soaLoop) finish() (int64, []string) {
-	close(l.stop)
-	l.wg.Wait()
-	return l.total.Load(), l.failures
+// startSOALoop asks every pod for the SOA of each sample zone, over and
+// over, and keeps every answer that is not an authoritative NOERROR with
+// the SOA.
+func startSOALoop(pods []*Pod, zones []string) *queryLoop {
+	return startLoop(pods, 2*time.Millisecond, func(p *Pod, i int) string {
+		z := zones[i%len(zones)]
+		r, err := query(p.Net.IP, z, dns.TypeSOA, q{})
+		switch {
+		case err != nil:
+			return z + " " + err.Error()
+		case r.Rcode != dns.RcodeSuccess || !r.Authoritative || len(r.Answer) == 0:
+			return fmt.Sprintf("%s rcode %s aa=%v answers=%d", z, dns.RcodeToString[r.Rcode], r.Authoritative, len(r.Answer))
+		}
+		return ""
+	})
 }
 
 // namedRSS is named's resident memory on a pod, in MiB.

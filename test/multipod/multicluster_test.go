@@ -587,31 +587,11 @@ func checkSignedRetries(t *testing.T, p *Pod, addr string) {
 // startRemoteQueryLoop queries every pod for a record of each replicated
 // zone, as startQueryLoop does for the lab's own cluster.
 func startRemoteQueryLoop(pods []*Pod) *queryLoop {
-	l := &queryLoop{stop: make(chan struct{})}
 	probes := []struct{ name, want string }{{"www.apps.example.org", "192.0.2.80"}, {"www.legacy.example.org", "192.0.2.81"}}
-	for _, p := range pods {
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-l.stop:
-					return
-				default:
-				}
-				pr := probes[i%len(probes)]
-				err := expect(p.Net.IP, pr.name, dns.TypeA, q{tcp: i%4 >= 2, wait: hang}, dns.RcodeSuccess, []string{pr.want})
-				l.total.Add(1)
-				if err != nil {
-					l.mu.Lock()
-					l.failures = append(l.failures, time.Now().Format("15:04:05.000")+" "+p.Name+": "+err.Error())
-					l.mu.Unlock()
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-		}()
-	}
-	return l
+	return startLoop(pods, 20*time.Millisecond, func(p *Pod, i int) string {
+		pr := probes[i%len(probes)]
+		return errText(expect(p.Net.IP, pr.name, dns.TypeA, q{tcp: i%4 >= 2, wait: hang}, dns.RcodeSuccess, []string{pr.want}))
+	})
 }
 
 // configMapData is the data of each of a rendered cluster's ConfigMaps, by name.

@@ -10,8 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/objects"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 // rssBytes is a process's resident set (VmRSS of /proc/<pid>/status).
@@ -52,7 +52,7 @@ func namedMemoryRequest(t testing.TB, r *Rendered, cluster string) int64 {
 }
 
 // bigZoneInputs is one static zone of 50,000 records (inline BindZone
-// records), as internal/gen writes them.
+// records), as test/gen writes them.
 func bigZoneInputs(t testing.TB) Inputs {
 	t.Helper()
 	items, err := gen.Generate(gen.Options{Zones: 1, Records: 50000, Seed: 7, RecordObjects: -1, Cluster: "big"}).Items()

@@ -162,8 +162,8 @@ func scenarioResolver(t *testing.T, lab *Lab) {
 	res.stop()
 }
 
-// queryLoop queries every pod continuously (UDP and TCP alternately, from
-// both views' clients) and counts failures until stopped.
+// queryLoop asks every pod, over and over until finished, and keeps every
+// answer its check refuses, with the time and the pod.
 type queryLoop struct {
 	stop     chan struct{}
 	wg       sync.WaitGroup
@@ -172,17 +172,11 @@ type queryLoop struct {
 	failures []string
 }
 
-func startQueryLoop(pods []*Pod) *queryLoop {
+// startLoop starts one goroutine per pod that calls check with the pod and
+// its round's number, pausing between rounds; check returns "" or what was
+// wrong.
+func startLoop(pods []*Pod, pause time.Duration, check func(p *Pod, i int) string) *queryLoop {
 	l := &queryLoop{stop: make(chan struct{})}
-	type probe struct {
-		name string
-		src  string
-		want string
-	}
-	probes := []probe{
-		{"mail.example.com", labClient, "198.51.100.25"},
-		{"intranet.example.com", officeClient, "192.0.2.20"},
-	}
 	for _, p := range pods {
 		l.wg.Add(1)
 		go func() {
@@ -193,19 +187,36 @@ func startQueryLoop(pods []*Pod) *queryLoop {
 					return
 				default:
 				}
-				pr := probes[i%len(probes)]
-				err := expect(p.Net.IP, pr.name, dns.TypeA, q{src: pr.src, tcp: i%4 >= 2, wait: hang}, dns.RcodeSuccess, []string{pr.want})
+				bad := check(p, i)
 				l.total.Add(1)
-				if err != nil {
+				if bad != "" {
 					l.mu.Lock()
-					l.failures = append(l.failures, time.Now().Format("15:04:05.000")+" "+p.Name+": "+err.Error())
+					l.failures = append(l.failures, time.Now().Format("15:04:05.000")+" "+p.Name+": "+bad)
 					l.mu.Unlock()
 				}
-				time.Sleep(20 * time.Millisecond)
+				time.Sleep(pause)
 			}
 		}()
 	}
 	return l
+}
+
+// errText is "" for nil, else the error's text.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// startQueryLoop queries every pod continuously (UDP and TCP alternately,
+// from both views' clients).
+func startQueryLoop(pods []*Pod) *queryLoop {
+	probes := []struct{ name, src, want string }{{"mail.example.com", labClient, "198.51.100.25"}, {"intranet.example.com", officeClient, "192.0.2.20"}}
+	return startLoop(pods, 20*time.Millisecond, func(p *Pod, i int) string {
+		pr := probes[i%len(probes)]
+		return errText(expect(p.Net.IP, pr.name, dns.TypeA, q{src: pr.src, tcp: i%4 >= 2, wait: hang}, dns.RcodeSuccess, []string{pr.want}))
+	})
 }
 
 func (l *queryLoop) finish() (int64, []string) {

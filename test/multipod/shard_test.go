@@ -10,8 +10,8 @@ import (
 
 	"github.com/miekg/dns"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
 	"git.unkin.net/unkin/bind-fn/internal/layout"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 // The sharded-zone cluster (docs/design.md#sharded-zones): one generated static zone far larger

@@ -241,18 +241,31 @@ func (r Release) NamedCheckconf(t testing.TB, root, file string) (string, error)
 // look up out-of-zone MX, SRV and NS targets through the system resolver
 // when loading zones, and tests must send nothing off the machine. As root
 // the command runs in a fresh, empty network namespace (unshare -n); as
-// any other user it fails the test rather than risk the traffic. name is
-// a host program (see Release.Offline for a release's).
+// any other user it fails the test rather than risk the traffic (it skips
+// instead when BINDFN_SKIP_ROOT=1). name is a host program (see
+// Release.Offline for a release's).
 func Offline(t testing.TB, name string, args ...string) *exec.Cmd {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Fatalf("%s must run in a private network namespace (unshare -n), which needs root", filepath.Base(name))
-	}
+	requireOffline(t, filepath.Base(name))
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
 		t.Fatalf("unshare (util-linux) is missing: it keeps BIND's checkers off the network")
 	}
 	return exec.Command(unshare, append([]string{"-n", name}, args...)...)
+}
+
+// requireOffline fails the test unless it runs as root, which a private
+// network namespace needs (it skips instead when BINDFN_SKIP_ROOT=1).
+func requireOffline(t testing.TB, name string) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if skipping(EnvSkipRoot) {
+		t.Skipf("%s=1 and %s must run in a private network namespace (unshare -n), which needs root", EnvSkipRoot, name)
+	}
+	t.Fatalf("%s must run in a private network namespace (unshare -n), which needs root: run the test as root, "+
+		"or set %s=1 to skip it", name, EnvSkipRoot)
 }
 
 // NamedCheckzone runs `named-checkzone zone file` on every release and

@@ -156,38 +156,40 @@ zone "example.test" { type primary; file "/etc/bind-fn/zones/0/missing.zone"; };
 
 	cases := map[string]struct {
 		reason  string
-		run     func() (string, error)
+		run     func(t testing.TB) (string, error) // t is the subtest's: a checker missing skips it alone
 		wantErr bool
 		want    string
 	}{
 		"ConfOK": {
 			reason: "a valid config with its zone at the pod path loads inside -t root",
-			run:    func() (string, error) { return NamedCheckconf(t, root, "/etc/bind-fn/config/named.conf") },
+			run:    func(t testing.TB) (string, error) { return NamedCheckconf(t, root, "/etc/bind-fn/config/named.conf") },
 			want:   "example.test/IN: loaded serial 1",
 		},
 		"ConfMissingZone": {
 			reason:  "a zone file missing under root is an error",
-			run:     func() (string, error) { return NamedCheckconf(t, root, "/etc/bind-fn/config/bad.conf") },
+			run:     func(t testing.TB) (string, error) { return NamedCheckconf(t, root, "/etc/bind-fn/config/bad.conf") },
 			wantErr: true,
 			want:    "missing.zone",
 		},
 		"ZoneOK": {
 			reason: "a zone with SOA and NS loads",
-			run: func() (string, error) {
+			run: func(t testing.TB) (string, error) {
 				return NamedCheckzone(t, "example.test", filepath.Join(root, "etc/bind-fn/zones/0/example.test.zone"))
 			},
 			want: "OK",
 		},
 		"ZoneNoSOA": {
-			reason:  "a zone without SOA does not load",
-			run:     func() (string, error) { return NamedCheckzone(t, "example.test", filepath.Join(root, "bad.zone")) },
+			reason: "a zone without SOA does not load",
+			run: func(t testing.TB) (string, error) {
+				return NamedCheckzone(t, "example.test", filepath.Join(root, "bad.zone"))
+			},
 			wantErr: true,
 			want:    "has 0 SOA records",
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out, err := tc.run()
+			out, err := tc.run(t)
 			if (err != nil) != tc.wantErr || !strings.Contains(out, tc.want) {
 				t.Errorf("%s\nerr = %v (want error: %v), output:\n%s\nwant output containing %q",
 					tc.reason, err, tc.wantErr, out, tc.want)

@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"git.unkin.net/unkin/bind-fn/internal/gen"
+	"git.unkin.net/unkin/bind-fn/test/gen"
 )
 
 func main() {
