@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -187,7 +188,13 @@ func (p *Processor) Write(w outWriter, in []byte) (Failure, error) {
 	// pipeline.Run drops the items' JSON once decoded: nothing here may
 	// hold it (pin keeps only the previous output).
 	prev := pin.Previous
+	restoreGC := func() {}
+	if p.PipelineGC > 0 {
+		gc := debug.SetGCPercent(p.PipelineGC)
+		restoreGC = func() { debug.SetGCPercent(gc) }
+	}
 	objs, prs := pipeline.Run(takeInput(&pin), render.Options{Rand: p.rand()})
+	restoreGC()
 	rs = append(rs, prs...)
 	if p.Mode == RenderMode && !rs.HasErrors() {
 		// One info result per zone the render changes (kpt shows them).
