@@ -1,6 +1,7 @@
 package krm
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +17,8 @@ import (
 
 	"github.com/kptdev/krm-functions-sdk/go/fn"
 	yaml2 "go.yaml.in/yaml/v2"
+	"k8s.io/apimachinery/pkg/api/meta"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	"git.unkin.net/unkin/bind-fn/internal/diag"
@@ -38,20 +42,22 @@ import (
 // TestCutMatchesSDK holds them to the same meaning.
 
 // Main is fn.AsMain for p: stdin to stdout through Run, a failure logged
-// the way the SDK logs it.
+// the way the SDK logs it. The output is written as it is encoded (Write),
+// never held whole.
 func Main(p *Processor) error {
 	in, err := io.ReadAll(os.Stdin)
-	var out []byte
 	if err != nil {
 		err = fmt.Errorf("unable to read from stdin: %v", err)
-	} else {
-		out, err = p.Run(in)
-		if _, werr := os.Stdout.Write(out); werr != nil {
-			return werr
-		}
+		fn.Logf("failed to evaluate function: %v", err)
+		return err
+	}
+	w := &stickyWriter{w: bufio.NewWriterSize(os.Stdout, 256<<10)}
+	f, err := p.Write(w, in)
+	if werr := w.flush(); werr != nil {
+		return werr
 	}
 	if err != nil {
-		logResults(out, err)
+		f.log(err)
 	}
 	for _, l := range p.stderr {
 		fmt.Fprintln(os.Stderr, l)
@@ -59,22 +65,71 @@ func Main(p *Processor) error {
 	return err
 }
 
+// stickyWriter keeps the first write error and drops every write after it
+// (Write checks it once, at the end).
+type stickyWriter struct {
+	w   *bufio.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(b []byte) (int, error) {
+	if s.err != nil {
+		return len(b), nil
+	}
+	if _, err := s.w.Write(b); err != nil {
+		s.err = err
+	}
+	return len(b), nil
+}
+
+func (s *stickyWriter) WriteString(str string) (int, error) {
+	if s.err != nil {
+		return len(str), nil
+	}
+	if _, err := s.w.WriteString(str); err != nil {
+		s.err = err
+	}
+	return len(str), nil
+}
+
+func (s *stickyWriter) flush() error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.w.Flush()
+}
+
 // kustomizeFunctionAnnotation marks a kustomize transformer's config.
 const kustomizeFunctionAnnotation = "config.kubernetes.io/function"
 
-// logResults writes the failure to stderr, and under kustomize its error
-// results too: kustomize shows a failing function's stderr but not the
-// results in its output, so its users would see only "exit status 1". kpt
-// prints the results itself; it gets them once. kustomize is told apart by
-// the function config it passes, which carries the function annotation.
-func logResults(out []byte, err error) {
-	rl, perr := fn.ParseResourceList(out)
-	if perr != nil || rl.FunctionConfig == nil || rl.FunctionConfig.GetAnnotation(kustomizeFunctionAnnotation) == "" {
+// Failure is what Main logs of a failed run: its results and whether
+// kustomize ran it.
+type Failure struct {
+	Results   fn.Results
+	Kustomize bool
+}
+
+// failureOf reads a failure from a ResourceList the SDK wrote.
+func failureOf(out []byte) Failure {
+	rl, err := fn.ParseResourceList(out)
+	if err != nil {
+		return Failure{}
+	}
+	return Failure{Results: rl.Results, Kustomize: rl.FunctionConfig != nil && rl.FunctionConfig.GetAnnotation(kustomizeFunctionAnnotation) != ""}
+}
+
+// log writes the failure to stderr, and under kustomize its error results
+// too: kustomize shows a failing function's stderr but not the results in
+// its output, so its users would see only "exit status 1". kpt prints the
+// results itself; it gets them once. kustomize is told apart by the
+// function config it passes, which carries the function annotation.
+func (f Failure) log(err error) {
+	if !f.Kustomize {
 		fn.Logf("failed to evaluate function: %v", err)
 		return
 	}
 	fn.Logf("failed to evaluate function: %v\n", err)
-	for _, r := range rl.Results {
+	for _, r := range f.Results {
 		if r.Severity == fn.Error {
 			fn.Logf("%s\n", r.String())
 		}
@@ -83,23 +138,44 @@ func logResults(out []byte, err error) {
 
 // Run evaluates the function on a ResourceList, like fn.Run(p.Process, in).
 func (p *Processor) Run(in []byte) ([]byte, error) {
+	var b bytes.Buffer
+	_, err := p.Write(&b, in)
+	if err != nil && b.Len() == 0 {
+		return nil, err
+	}
+	return b.Bytes(), err
+}
+
+// outWriter is where Write writes the output ResourceList.
+type outWriter interface {
+	io.Writer
+	io.StringWriter
+}
+
+// Write evaluates the function on a ResourceList and writes the output
+// ResourceList to w as it encodes it: the rendered objects are encoded one
+// at a time, in output order, each dropped once written, so the output is
+// never held whole (at 100,000 zones it is 370 MiB). Every step that can
+// fail on the input runs before the first byte is written; an error after
+// that is w's, or an object of our own that does not encode (a bug).
+func (p *Processor) Write(w outWriter, in []byte) (Failure, error) {
 	rl, ok := cutResourceList(in)
 	if !ok {
-		return fn.Run(fn.ResourceListProcessorFunc(p.Process), in)
+		return p.writeSDK(w, in)
 	}
 	items, err := decodeItems(rl.items)
 	if err != nil {
-		return fn.Run(fn.ResourceListProcessorFunc(p.Process), in)
+		return p.writeSDK(w, in)
 	}
+	in, rl.items = nil, nil // every item is its own copy now
 	var pin pipeline.Input
 	var rs diag.Results
 	dirs := map[string]string{}
 	for _, it := range items {
 		it.hdr.addDir(dirs)
 		it.role = classify(&pin, &rs, &it.hdr, func() ([]byte, error) { return it.json, nil })
-		if it.role != input {
-			it.json = nil // only inputs need it past here
-		}
+		it.json = nil // pin.Items holds the inputs' JSON until they are decoded
+		it.keep()
 	}
 	kustomize := false
 	if rl.fc != nil {
@@ -109,21 +185,29 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 		}
 	}
 
-	objs, prs := pipeline.Run(pin, render.Options{Rand: p.rand()})
+	// pipeline.Run drops the items' JSON once decoded: nothing here may
+	// hold it (pin keeps only the previous output).
+	prev := pin.Previous
+	restoreGC := func() {}
+	if p.PipelineGC > 0 {
+		gc := debug.SetGCPercent(p.PipelineGC)
+		restoreGC = func() { debug.SetGCPercent(gc) }
+	}
+	objs, prs := pipeline.Run(takeInput(&pin), render.Options{Rand: p.rand()})
+	restoreGC()
 	rs = append(rs, prs...)
 	if p.Mode == RenderMode && !rs.HasErrors() {
 		// One info result per zone the render changes (kpt shows them).
-		rs = append(rs, pipeline.ZoneSummary(pin.Previous, objs)...)
-		rs = append(rs, p.freshNotice(kustomize, pin.Previous, objs)...)
+		rs = append(rs, pipeline.ZoneSummary(prev, objs)...)
+		rs = append(rs, p.freshNotice(kustomize, prev, objs)...)
 	}
+	prev = nil
 	p.locate(rs, dirs)
 	var results fn.Results
 	for _, res := range rs {
 		results = append(results, toResult(res))
 	}
 	failed := rs.HasErrors()
-	// The model holds what it needs: the items' JSON can go.
-	pin = pipeline.Input{}
 	rendering := !failed && p.Mode == RenderMode
 
 	var out []outItem
@@ -132,35 +216,73 @@ func (p *Processor) Run(in []byte) ([]byte, error) {
 			continue // replaced by this render
 		}
 		doc := it.doc
-		if it.role == input && rendering && !isLocalConfig(it.hdr.Metadata.Annotations) {
-			d, err := setLocalConfig(doc, it.hdr.Metadata.Annotations)
+		if it.role == input && rendering && !it.localConfig {
+			d, err := setLocalConfig(doc, it.hasLocalConfig)
 			if err != nil {
-				return nil, err
+				return Failure{}, err
 			}
 			doc = d
 		}
-		out = append(out, outItem{id: it.hdr.id(), doc: doc})
+		out = append(out, outItem{id: it.id, doc: doc})
 	}
+	items = nil
 	if rendering {
 		for _, o := range objs {
-			it, err := renderedItem(o)
+			id, err := renderedID(o)
 			if err != nil {
-				return nil, err
+				return Failure{}, err
 			}
-			out = append(out, it)
+			out = append(out, outItem{id: id, obj: o})
 		}
 	}
+	objs = nil
 	// The SDK's order: apiVersion, kind, namespace, name.
 	sort.SliceStable(out, func(i, j int) bool { return out[i].id < out[j].id })
 
-	b, err := writeResourceList(out, rl.fc, results)
-	if err != nil {
-		return nil, err
+	f := Failure{Results: results, Kustomize: kustomize}
+	if err := writeResourceList(w, out, rl.fc, results); err != nil {
+		return f, err
 	}
 	if failed {
-		return b, fmt.Errorf("error: function failure")
+		return f, fmt.Errorf("error: function failure")
 	}
-	return b, nil
+	return f, nil
+}
+
+// takeInput moves in out of *pin, leaving pin without items.
+func takeInput(pin *pipeline.Input) pipeline.Input {
+	in := *pin
+	*pin = pipeline.Input{}
+	return in
+}
+
+// writeSDK is the SDK's path (fn.Run with Process), for input the cutter
+// does not take.
+func (p *Processor) writeSDK(w outWriter, in []byte) (Failure, error) {
+	out, err := fn.Run(fn.ResourceListProcessorFunc(p.Process), in)
+	if _, werr := w.Write(out); werr != nil {
+		return Failure{}, werr
+	}
+	if err != nil {
+		return failureOf(out), err
+	}
+	return Failure{}, nil
+}
+
+// renderedID is the output id of a rendered object (idString), from its
+// type and object metadata, without encoding it; renderedItem checks it
+// against the encoded object.
+func renderedID(o render.Object) (string, error) {
+	ro, ok := o.Obj.(k8sruntime.Object)
+	if !ok {
+		return "", fmt.Errorf("cannot encode rendered object %T: it is not a Kubernetes object", o.Obj)
+	}
+	acc, err := meta.Accessor(o.Obj)
+	if err != nil {
+		return "", fmt.Errorf("cannot encode rendered object %T: %w", o.Obj, err)
+	}
+	apiVersion, kind := ro.GetObjectKind().GroupVersionKind().ToAPIVersionAndKind()
+	return idString(apiVersion, kind, acc.GetNamespace(), acc.GetName()), nil
 }
 
 // renderedItem is a rendered object as an output item: toKubeObject's
@@ -231,9 +353,12 @@ func plainNumbers(v any) any {
 	return v
 }
 
+// outItem is one item of the output: an item of the input as its text
+// (doc), or a rendered object (obj), encoded only when it is written.
 type outItem struct {
 	id  string
 	doc []byte
+	obj render.Object
 }
 
 func idString(apiVersion, kind, ns, name string) string {
@@ -272,8 +397,8 @@ func isLocalConfig(a map[string]string) bool {
 // setLocalConfig adds config.kubernetes.io/local-config: "true" to an item.
 // Where the annotation is absent and metadata is a plain block mapping, it
 // inserts one line into the text; otherwise it goes through the SDK.
-func setLocalConfig(doc []byte, ann map[string]string) ([]byte, error) {
-	if _, has := ann[fn.KptLocalConfig]; !has {
+func setLocalConfig(doc []byte, has bool) ([]byte, error) {
+	if !has {
 		if d, ok := insertLocalConfig(doc); ok {
 			return d, nil
 		}
@@ -527,7 +652,14 @@ func dedentItem(lines [][]byte, seq int) ([]byte, bool) {
 // line's indent). A content line indented less is refused; comment lines
 // indented less are kept as they are.
 func dedent(lines [][]byte, col int) ([]byte, bool) {
+	// The document is kept until it is written back: room for it once,
+	// not a doubling buffer's slack.
+	n := 1
+	for _, l := range lines {
+		n += len(l)
+	}
 	var b bytes.Buffer
+	b.Grow(n)
 	for _, l := range lines {
 		t := bytes.TrimLeft(l, " ")
 		ind := len(l) - len(t)
@@ -558,42 +690,49 @@ func dedent(lines [][]byte, col int) ([]byte, bool) {
 	return out, true
 }
 
-// writeResourceList writes items (each a document), the functionConfig and
-// the results as a ResourceList.
-func writeResourceList(items []outItem, fc []byte, results fn.Results) ([]byte, error) {
-	n := 256
-	for _, it := range items {
-		n += len(it.doc) + len(it.doc)/16
-	}
-	var b bytes.Buffer
-	b.Grow(n)
-	b.WriteString("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n")
+// writeResourceList writes items (each a document, or a rendered object
+// encoded here and dropped once written), the functionConfig and the
+// results as a ResourceList.
+func writeResourceList(w outWriter, items []outItem, fc []byte, results fn.Results) error {
+	w.WriteString("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n")
 	if len(items) == 0 {
-		b.WriteString("items: []\n")
+		w.WriteString("items: []\n")
 	} else {
-		b.WriteString("items:\n")
-		for _, it := range items {
-			indent(&b, it.doc, "- ", "  ")
+		w.WriteString("items:\n")
+		for i := range items {
+			doc := items[i].doc
+			if doc == nil {
+				it, err := renderedItem(items[i].obj)
+				if err != nil {
+					return err
+				}
+				if it.id != items[i].id {
+					return fmt.Errorf("cannot encode rendered object %q: its encoding names %q", items[i].id, it.id)
+				}
+				doc = it.doc
+			}
+			indent(w, doc, "- ", "  ")
+			items[i] = outItem{} // written: the encoder may have it
 		}
 	}
 	if fc != nil {
-		b.WriteString("functionConfig:\n")
-		indent(&b, fc, "  ", "  ")
+		w.WriteString("functionConfig:\n")
+		indent(w, fc, "  ", "  ")
 	}
 	if len(results) > 0 {
 		y, err := yaml.Marshal(results)
 		if err != nil {
-			return nil, fmt.Errorf("cannot encode results: %w", err)
+			return fmt.Errorf("cannot encode results: %w", err)
 		}
-		b.WriteString("results:\n")
-		b.Write(y)
+		w.WriteString("results:\n")
+		w.Write(y)
 	}
-	return b.Bytes(), nil
+	return nil
 }
 
 // indent writes doc with first before its first line and rest before every
 // other non-empty line.
-func indent(b *bytes.Buffer, doc []byte, first, rest string) {
+func indent(b outWriter, doc []byte, first, rest string) {
 	p := first
 	for len(doc) > 0 {
 		i := bytes.IndexByte(doc, '\n')
@@ -607,7 +746,7 @@ func indent(b *bytes.Buffer, doc []byte, first, rest string) {
 			b.WriteString(p)
 			b.Write(l)
 		}
-		b.WriteByte('\n')
+		b.WriteString("\n")
 		p = rest
 	}
 }

@@ -16,7 +16,9 @@ import (
 
 // TestRenderedItemMatchesMarshal: renderedItem writes every rendered object
 // (a generated package with views, DNSSEC keys, every record type) to the
-// bytes sigs.k8s.io/yaml.Marshal writes for the object's map.
+// bytes sigs.k8s.io/yaml.Marshal writes for the object's map, and
+// renderedID, which orders the output before anything is encoded, is the
+// encoded object's id.
 func TestRenderedItemMatchesMarshal(t *testing.T) {
 	items, err := decodeItems(mustCut(t, gen.Generate(gen.Options{Zones: 9, Records: 900, Seed: 3, Views: 2}).ResourceList()))
 	if err != nil {
@@ -47,6 +49,15 @@ func TestRenderedItemMatchesMarshal(t *testing.T) {
 		}
 		if diff := cmp.Diff(string(want), string(got.doc)); diff != "" {
 			t.Errorf("%s: renderedItem differs from yaml.Marshal (-want +got):\n%s", o.Path, diff)
+		}
+		// The writer sorts by renderedID before encoding: it must be the
+		// id of the encoded object.
+		id, err := renderedID(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id != got.id {
+			t.Errorf("%s: renderedID %q, the encoded object's id %q", o.Path, id, got.id)
 		}
 	}
 }

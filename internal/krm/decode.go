@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kptdev/krm-functions-sdk/go/fn"
 	yaml3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 
@@ -128,6 +129,21 @@ type item struct {
 	json []byte
 	hdr  header
 	role role
+	// What writing the item needs of hdr (keep), so that hdr's maps can go:
+	// its output id, and whether it is local-config already or has the
+	// annotation at all.
+	id                          string
+	localConfig, hasLocalConfig bool
+}
+
+// keep records what writing the item needs of its header and drops the
+// header (a package of 100k zones has 200k annotations).
+func (it *item) keep() {
+	it.id = it.hdr.id()
+	a := it.hdr.Metadata.Annotations
+	it.localConfig = isLocalConfig(a)
+	_, it.hasLocalConfig = a[fn.KptLocalConfig]
+	it.hdr = header{}
 }
 
 func decodeItem(doc []byte) (*item, error) {

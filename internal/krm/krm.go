@@ -49,6 +49,13 @@ type Processor struct {
 	// package-path annotation) so that errors and warnings name their line
 	// (PackageFile). Nil: results name the file and document only.
 	Files func(dir, path string) ([]byte, bool)
+	// PipelineGC, when above 0, is the GC target (debug.SetGCPercent)
+	// while the pipeline runs, the previous one restored after. That is
+	// when the most is live (the decoded model, every zone built, the
+	// validator's work, the kept input documents: ~1.4 GiB at 100,000
+	// zones), so the peak heap is PipelineGC % over it, while decoding and
+	// writing, which allocate more but hold less, keep the cheaper target.
+	PipelineGC int
 }
 
 var _ fn.ResourceListProcessor = &Processor{}

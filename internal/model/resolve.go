@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/idna"
@@ -16,6 +17,8 @@ import (
 // sorted by namespace and name. Every dangling or ambiguous reference is a
 // located error; the clusters are still returned so the caller can collect
 // more results, but nothing may be rendered when any result is an error.
+// Build moves each BindZone's spec.records out of s into its zone's RRsets
+// (their one reader): s's zones have no records afterwards.
 func Build(s *Set) ([]*Cluster, diag.Results) {
 	b := &builder{set: s, clusters: map[nsName]*Cluster{}, zones: map[nsName]*Zone{}}
 	b.clustersPass()
@@ -338,6 +341,11 @@ func (b *builder) zonesPass() {
 	}
 	seen := map[zk]*Zone{}
 	for _, o := range b.set.Zones {
+		// The records move to the zone's RRsets instead of being copied:
+		// at 100,000 zones a second copy of every record is ~200 MiB held
+		// through validation (BENCHMARKS.md).
+		records := o.Obj.Spec.Records
+		o.Obj.Spec.Records = nil
 		sp := *o.Obj.Spec.DeepCopy()
 		c := b.cluster(o.Src, "spec.clusterRef", sp.ClusterRef)
 		if c == nil {
@@ -390,8 +398,11 @@ func (b *builder) zonesPass() {
 		// secondaries would answer everyone. It gets an explicit zone
 		// statement there instead.
 		z.CatalogMember = sp.Type == v1alpha1.ZonePrimary && v.Catalog != nil && (sp.Catalog == nil || *sp.Catalog) && len(sp.AllowQuery) == 0
-		for i, r := range sp.Records {
-			z.RRsets = append(z.RRsets, &RRset{Src: o.Src, Field: fmt.Sprintf("spec.records[%d]", i), Name: r.Name, Type: r.Type, TTL: r.TTL, Values: r.Values})
+		if len(records) > 0 {
+			z.RRsets = make([]*RRset, 0, len(records))
+		}
+		for i, r := range records {
+			z.RRsets = append(z.RRsets, &RRset{Src: o.Src, Field: "spec.records[" + strconv.Itoa(i) + "]", Name: r.Name, Type: r.Type, TTL: r.TTL, Values: r.Values})
 		}
 		v.Zones = append(v.Zones, z)
 		b.zones[nsName{o.Src.Ref.Namespace, o.Src.Ref.Name}] = z

@@ -28,8 +28,11 @@ type Input struct {
 
 // Run decodes, resolves, validates and renders. When any result is an error
 // the objects are nil: callers must emit the results and change nothing.
+// Run holds the items' JSON only until it is decoded: a caller that keeps
+// no other reference to it (fn-render) frees it for the render.
 func Run(in Input, opt render.Options) ([]render.Object, diag.Results) {
 	set, rs := decode(in.Items)
+	in.Items = nil
 	clusters, brs := model.Build(set)
 	rs = append(rs, brs...)
 	prev, prs := prior.Read(in.Previous)
