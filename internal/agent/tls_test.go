@@ -69,13 +69,13 @@ func TestCheckTLS(t *testing.T) {
 		requireCA bool
 		want      string // fragment of the error; "" for none
 	}{
-		"good": {reason: "a certificate, its key and its CA", files: map[string][]byte{"tls.crt": good.pem, "tls.key": keyPEM(t, good), "ca.crt": ca.pem}, requireCA: true},
-		"no-ca-needed": {reason: "without strict transfers ca.crt is optional", files: map[string][]byte{"tls.crt": good.pem, "tls.key": keyPEM(t, good)}},
-		"no-key": {reason: "a Secret without tls.key", files: map[string][]byte{"tls.crt": good.pem}, want: `has no tls.key`},
-		"mismatch": {reason: "the key of another certificate", files: map[string][]byte{"tls.crt": good.pem, "tls.key": keyPEM(t, expired)}, want: "cannot be used together"},
-		"expired": {reason: "a certificate past its NotAfter", files: map[string][]byte{"tls.crt": expired.pem, "tls.key": keyPEM(t, expired)}, want: "expired at"},
-		"not-yet": {reason: "a certificate before its NotBefore", files: map[string][]byte{"tls.crt": future.pem, "tls.key": keyPEM(t, future)}, want: "not valid before"},
-		"strict-no-ca": {reason: "strict transfers without ca.crt", files: map[string][]byte{"tls.crt": good.pem, "tls.key": keyPEM(t, good)}, requireCA: true, want: "has no ca.crt"},
+		"good":            {reason: "a certificate, its key and its CA", files: map[string][]byte{"tls.crt": good.pem, "tls.key": keyPEM(t, good), "ca.crt": ca.pem}, requireCA: true},
+		"no-ca-needed":    {reason: "without strict transfers ca.crt is optional", files: map[string][]byte{"tls.crt": good.pem, "tls.key": keyPEM(t, good)}},
+		"no-key":          {reason: "a Secret without tls.key", files: map[string][]byte{"tls.crt": good.pem}, want: `has no tls.key`},
+		"mismatch":        {reason: "the key of another certificate", files: map[string][]byte{"tls.crt": good.pem, "tls.key": keyPEM(t, expired)}, want: "cannot be used together"},
+		"expired":         {reason: "a certificate past its NotAfter", files: map[string][]byte{"tls.crt": expired.pem, "tls.key": keyPEM(t, expired)}, want: "expired at"},
+		"not-yet":         {reason: "a certificate before its NotBefore", files: map[string][]byte{"tls.crt": future.pem, "tls.key": keyPEM(t, future)}, want: "not valid before"},
+		"strict-no-ca":    {reason: "strict transfers without ca.crt", files: map[string][]byte{"tls.crt": good.pem, "tls.key": keyPEM(t, good)}, requireCA: true, want: "has no ca.crt"},
 		"strict-wrong-ca": {reason: "ca.crt of another issuer", files: map[string][]byte{"tls.crt": good.pem, "tls.key": keyPEM(t, good), "ca.crt": other.pem}, requireCA: true, want: "does not chain to ca.crt"},
 	}
 	for name, tc := range cases {
