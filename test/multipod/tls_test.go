@@ -18,6 +18,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -238,6 +240,43 @@ func TestTLSLab(t *testing.T) {
 			if _, pid := p.PIDs(); pid != before[p.Name] {
 				t.Errorf("%s: named restarted (pid %d, was %d)", p.Name, pid, before[p.Name])
 			}
+		}
+	})
+
+	// The DoT/DoH benchmark (BENCHMARKS.md): dnsperf against pod 0 over
+	// UDP, TCP, DoT and DoH, same pod, same query file, one after the
+	// other. A benchmark, not a test: opt in with BINDFN_TLS_BENCH=1; it
+	// asserts only that each mode answered.
+	t.Run("bench", func(t *testing.T) {
+		if os.Getenv("BINDFN_TLS_BENCH") != "1" {
+			t.Skip("BINDFN_TLS_BENCH=1 runs dnsperf over UDP, TCP, DoT and DoH")
+		}
+		dnsperf := mustLook(t, "dnsperf")
+		qf := filepath.Join(t.TempDir(), "queries")
+		if err := os.WriteFile(qf, []byte("www.example.com A\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		qpsRe := regexp.MustCompile(`Queries per second:\s+([0-9.]+)`)
+		lostRe := regexp.MustCompile(`Queries lost:\s+(\d+)`)
+		seconds := "10"
+		var udp float64
+		for _, mode := range []string{"udp", "tcp", "dot", "doh"} {
+			args := []string{"-s", c.Pods[0].Net.IP, "-m", mode, "-d", qf, "-l", seconds, "-c", "20", "-T", "2", "-q", "200"}
+			out, err := exec.Command(dnsperf, args...).CombinedOutput()
+			m := qpsRe.FindSubmatch(out)
+			if err != nil || m == nil {
+				t.Errorf("dnsperf %s: %v\n%s", strings.Join(args, " "), err, out)
+				continue
+			}
+			qps, _ := strconv.ParseFloat(string(m[1]), 64)
+			if mode == "udp" {
+				udp = qps
+			}
+			lost := ""
+			if l := lostRe.FindSubmatch(out); l != nil {
+				lost = string(l[1])
+			}
+			t.Logf("dnsperf %s: %.0f queries/s (%.2f of UDP), lost %s", strings.Join(args, " "), qps, qps/udp, lost)
 		}
 	})
 
