@@ -157,6 +157,7 @@ func TestTLSLab(t *testing.T) {
 				{"dig", []string{"+tls", "+tls-ca=" + caFile, "+tls-hostname=" + tlsName}},
 				{"dig", []string{"+https", "+tls-ca=" + caFile, "+tls-hostname=" + tlsName}},
 				{"kdig", []string{"+tls", "+tls-ca=" + caFile, "+tls-hostname=" + tlsName}},
+				{"kdig", []string{"+https", "+tls-ca=" + caFile, "+tls-hostname=" + tlsName}},
 			} {
 				out, err := tlsClient(t, tc.tool, append(tc.args, "@"+p.Net.IP, "www.example.com", "A", "+short")...)
 				if err != nil || strings.TrimSpace(out) != "192.0.2.80" {
