@@ -216,6 +216,7 @@ func TestTLSLab(t *testing.T) {
 			_, before[p.Name] = p.PIDs()
 		}
 		loop := startTLSLoops(t, c.Pods, ca)
+		loop.waitMore(300) // the loops run on the first certificate
 		cert2, key2 := ca.issue(t, 200, time.Now().Add(-time.Minute), time.Now().Add(12*time.Hour))
 		for _, n := range []int64{200, 300} {
 			if n == 300 {
@@ -230,7 +231,7 @@ func TestTLSLab(t *testing.T) {
 					}
 				}
 			}
-			loop.waitMore(20) // queries on the new certificate
+			loop.waitMore(300) // queries on the new certificate
 		}
 		ok, failed := loop.stop()
 		t.Logf("rotated twice during the query loops: %d DoT and DoH queries answered, %d failed", ok, len(failed))
