@@ -207,7 +207,14 @@ func TestTLSLab(t *testing.T) {
 				t.Logf("%s: %s", p.Name, l)
 			}
 		}
-		t.Logf("pod 0's INPUT rules (the secondaries' port 53 rejected):\n%s", sh(t, "ip", "netns", "exec", c.Pods[0].Net.Name, "iptables", "-L", "INPUT", "-v", "-n", "-x"))
+		// The control: from a secondary, port 53 of pod 0 is closed (the
+		// transfers above did not go through it).
+		for _, dst := range []string{tlsSvc, tlsIP(0)} {
+			if st := digIn(t, c.Pods[1].Net.Name, dst, "www.example.com"); st == "NOERROR" {
+				t.Errorf("tlslab-1 → %s port 53 answered: the block does not hold", dst)
+			}
+		}
+		t.Logf("pod 0's INPUT rules (the secondaries' port 53 rejected; the counts are the control queries):\n%s", sh(t, "ip", "netns", "exec", c.Pods[0].Net.Name, "iptables", "-L", "INPUT", "-v", "-n", "-x"))
 	})
 
 	t.Run("rotation", func(t *testing.T) {
