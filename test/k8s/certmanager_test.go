@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"git.unkin.net/unkin/bind-fn/test/k8s/controlplane"
@@ -25,8 +24,6 @@ import (
 // builds (tools/cert-manager): the newest whose cmd/controller the module
 // proxy serves.
 const certManagerVersion = "v1.11.5"
-
-var gvkCertificate = schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"}
 
 // certManagerCRDs are cert-manager's CRDs from its module, the Helm
 // template labels dropped.
