@@ -40,6 +40,8 @@ have dnsperf || apt_install dnsperf
 have iptables || apt_install iptables
 # zsh: bind-fn completion zsh is sourced by a real zsh (cmd/bind-fn TestCompletionZsh).
 have zsh || apt_install zsh
+# kdig (knot-dnsutils): a second DoT/DoH client beside BIND's dig (test/multipod TestTLSLab).
+have kdig || apt_install knot-dnsutils
 # prometheus, promtool (Debian's prometheus, 2.42): the alert rules' unit tests
 # (promtool test rules, internal/monitoring) and the Prometheus the multi-pod lab
 # starts on loopback (test/multipod TestMonitoringLab). Only tests run it: where

@@ -20,8 +20,8 @@ mkdir -p "$bin" "$cache"
 
 only=("$@")
 for n in "${only[@]}"; do
-  case $n in bind|kustomize|controller-gen|staticcheck|crossplane|kpt|kube-score|external-dns|cosign|cyclonedx|sops|age-keygen) ;;
-    *) echo "install-tools: unknown tool $n (bind kustomize controller-gen staticcheck crossplane kpt kube-score external-dns cosign cyclonedx sops age-keygen)" >&2; exit 2 ;;
+  case $n in bind|kustomize|controller-gen|staticcheck|crossplane|kpt|kube-score|external-dns|cosign|cyclonedx|sops|age-keygen|cert-manager) ;;
+    *) echo "install-tools: unknown tool $n (bind kustomize controller-gen staticcheck crossplane kpt kube-score external-dns cosign cyclonedx sops age-keygen cert-manager)" >&2; exit 2 ;;
   esac
 done
 # wanted NAME: no names given (everything), or NAME is one of them.
@@ -95,6 +95,11 @@ wanted cosign && build cosign github.com/sigstore/cosign/v2/cmd/cosign \
 wanted age-keygen && { build age-keygen filippo.io/age/cmd/age-keygen & pids+=($!); }
 wanted sops && { build sops github.com/getsops/sops/v3/cmd/sops & pids+=($!); }
 waitall
+# cert-manager's controller v1.11.5 (~4 min cold; the newest release whose
+# cmd/controller the module proxy serves): test/k8s TestCertManagerIssues
+# runs it against the control plane's API server (docs/tls.md).
+wanted cert-manager && build cert-manager github.com/cert-manager/cert-manager/cmd/controller \
+  -ldflags "-X github.com/cert-manager/cert-manager/pkg/util.AppVersion=v1.11.5"
 
 # external-dns (the lab's RFC 2136 client test): its own script, as it needs
 # Go 1.27 and a module copy without the providers the proxy cannot serve.

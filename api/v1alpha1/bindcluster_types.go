@@ -183,6 +183,11 @@ type BindClusterSpec struct {
 	// dashboard; none by default (docs/monitoring.md).
 	// +optional
 	Monitoring *MonitoringSpec `json:"monitoring,omitempty"`
+
+	// TLS serves DNS over TLS and HTTPS from a certificate Secret and
+	// can move transfers onto TLS (docs/tls.md).
+	// +optional
+	TLS *TLSSpec `json:"tls,omitempty"`
 }
 
 // MonitoringSpec chooses the monitoring objects of a cluster. The
@@ -327,6 +332,12 @@ type ReplicationSpec struct {
 	// the secondary clusters. Needs at least one secondary cluster.
 	// +optional
 	Hidden bool `json:"hidden,omitempty"`
+
+	// TransferTLS makes this cluster's pod 0 transfer from the primary
+	// cluster over TLS (the primary cluster needs spec.tls); strict
+	// verifies its certificate with this cluster's ca.crt (spec.tls).
+	// +optional
+	TransferTLS *TransferTLSSpec `json:"transferTLS,omitempty"`
 }
 
 // AgentSpec configures the in-pod agent.

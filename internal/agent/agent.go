@@ -45,6 +45,8 @@ type Agent struct {
 
 	mu  sync.Mutex // guards cfg for the readiness goroutine
 	cfg *layout.AgentConfigDoc
+	// tlsErr is the last TLS check's failure (tls.go), guarded by mu.
+	tlsErr string
 
 	readyKick chan struct{} // an applied change: re-check every zone now
 
@@ -214,7 +216,7 @@ func (a *Agent) config() *layout.AgentConfigDoc {
 // hashes tell whether the mounted files changed (TreeVersion: a laid
 // ConfigMap by its version, not its content).
 func (a *Agent) hashes() (cfg, zones string, err error) {
-	cfg, err = TreeVersion(filepath.Dir(a.opt.ConfigFile), a.opt.KeysDir, a.opt.RNDCDir, a.dnssecDir())
+	cfg, err = TreeVersion(filepath.Dir(a.opt.ConfigFile), a.opt.KeysDir, a.opt.RNDCDir, a.dnssecDir(), a.tlsDir())
 	if err != nil {
 		return "", "", err
 	}

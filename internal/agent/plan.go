@@ -356,7 +356,7 @@ func (a *Agent) snapshot(cfg *layout.AgentConfigDoc) (Snapshot, error) {
 		}
 		fmt.Fprintf(h, "beside %s %s\n", n, fh)
 	}
-	rest, err := TreeHash(a.opt.KeysDir, a.opt.RNDCDir, a.dnssecDir())
+	rest, err := TreeHash(a.opt.KeysDir, a.opt.RNDCDir, a.dnssecDir(), a.tlsDir())
 	if err != nil {
 		return Snapshot{}, err
 	}

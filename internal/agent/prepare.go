@@ -61,6 +61,9 @@ func (a *Agent) prepare(cfg *layout.AgentConfigDoc, start bool) error {
 	if err := a.installDNSSECKeys(cfg); err != nil {
 		return err
 	}
+	if err := a.checkTLS(cfg); err != nil {
+		return err
+	}
 	target := cfg.SecondaryConf
 	if a.role == RolePrimary {
 		target = cfg.PrimaryConf

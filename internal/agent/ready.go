@@ -278,6 +278,9 @@ func (a *Agent) readiness(ctx context.Context) {
 		}
 		pending, full = still, false
 		a.refreshUnloaded(ctx, still, tried)
+		if msg := a.tlsProblem(); msg != "" {
+			unready = append(unready, "tls: "+msg)
+		}
 		ready := len(unready) == 0
 		a.state.Update(func(s *Status) { s.Ready, s.Unready = ready, unready })
 		v := 0.0

@@ -43,7 +43,7 @@ func (p *PeerResolver) Resolve(ctx context.Context, role Role, lists []layout.Se
 	}
 	var out []Peers
 	for _, l := range lists {
-		ps := Peers{Name: l.Name, Key: l.Key, Port: l.Port, ACLOnly: l.ACLOnly}
+		ps := Peers{Name: l.Name, Key: l.Key, Port: l.Port, ACLOnly: l.ACLOnly, TLS: l.TLS}
 		if l.Role == string(role) {
 			for _, h := range l.Hosts {
 				ps.IPs = append(ps.IPs, p.lookup(ctx, t, h)...)

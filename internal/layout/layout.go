@@ -281,6 +281,8 @@ type AgentConfigDoc struct {
 	ResolveIntervalSeconds int `json:"resolveIntervalSeconds"`
 	// MetricsPort for /metrics, /status, /readyz.
 	MetricsPort int `json:"metricsPort"`
+	// TLS is checked in TLSDir before every start and reconfig (tls.go).
+	TLS *TLSCheck `json:"tls,omitempty"`
 }
 
 // ServerList is a named list of peers for `primaries "<Name>" { ... }`.
@@ -299,6 +301,9 @@ type ServerList struct {
 	// ACLOnly lists are resolved into PeersACL only: no primaries list is
 	// written for them and a secondary does not wait for them to resolve.
 	ACLOnly bool `json:"aclOnly,omitempty"`
+	// TLS, when set, is written into every entry (`tls "<name>"`): the
+	// zones transfer over TLS (Port is then the TLS port, 0 BIND's 853).
+	TLS string `json:"tls,omitempty"`
 }
 
 // ImportedKey is a TSIG key whose Secret is managed elsewhere.

@@ -57,6 +57,8 @@ type Cluster struct {
 	Downstreams []*Downstream
 	// NetworkPolicy is spec.networkPolicy, checked; nil when disabled.
 	NetworkPolicy *NetworkPolicy
+	// TLS is spec.tls, checked (tls.go); nil without it or when it is bad.
+	TLS *TLS
 }
 
 // ExternalSecrets reports spec.secrets external: the render writes no key

@@ -140,6 +140,7 @@ func (b *builder) clustersPass() {
 		c.NetworkPolicy = parseNetworkPolicy(&b.rs, o.Src, spec.NetworkPolicy)
 		b.clusters[k] = c
 		b.checkClusterDomain(c)
+		c.TLS = parseTLS(&b.rs, c)
 	}
 }
 

@@ -29,6 +29,8 @@ type Upstream struct {
 	// Catalog is the canonical name of Primary's catalog zone ("" without
 	// one): pod 0 consumes it from Primary, its other pods from pod 0.
 	Catalog string
+	// TransferTLS is spec.replication.transferTLS, checked; nil: plain TCP.
+	TransferTLS *TransferTLS
 }
 
 // MirrorZone is a zone a secondary cluster serves from its primary cluster.
@@ -137,10 +139,11 @@ func (b *builder) topologyPass() {
 				ok = false
 			}
 		}
-		if !ok {
+		xot, xok := b.replicationTLS(c, p)
+		if !ok || !xok {
 			return false
 		}
-		up := &Upstream{Src: c.Src, Primary: p, Key: key, Hosts: r.PrimaryAddresses}
+		up := &Upstream{Src: c.Src, Primary: p, Key: key, Hosts: r.PrimaryAddresses, TransferTLS: xot}
 		own := map[string]bool{}
 		for _, z := range c.Views[0].Zones {
 			own[z.Name] = true

@@ -20,6 +20,9 @@ type ServerEntry struct {
 	// List names a server list; then Addr, Port and Key are unset
 	// (BIND 9.18 accepts no port or key after a list name).
 	List string
+	// TLS names the tls block the entry is reached with (zone transfers
+	// over TLS), or TLSEphemeral; "" for plain DNS.
+	TLS string
 }
 
 var errNoEntry = errors.New("server entry is empty")
@@ -97,7 +100,7 @@ func ParseServerEntry(s string) (ServerEntry, error) {
 func (e ServerEntry) Stmt() Stmt {
 	switch {
 	case e.List != "":
-		if e.Addr.IsValid() || e.Port != 0 || e.Key != "" {
+		if e.Addr.IsValid() || e.Port != 0 || e.Key != "" || e.TLS != "" {
 			return S(invalidWord(fmt.Sprintf("server list %q with an address, port or key: BIND 9.18 accepts only the list name", e.List)))
 		}
 		return S(Str(e.List))
@@ -115,6 +118,9 @@ func (e ServerEntry) Stmt() Stmt {
 	}
 	if e.Key != "" {
 		w = append(w, Kw("key"), Str(e.Key))
+	}
+	if e.TLS != "" {
+		w = append(w, Kw("tls"), Str(e.TLS))
 	}
 	return S(w...)
 }

@@ -44,6 +44,11 @@ func NetworkPolicy(c *model.Cluster) *networkingv1.NetworkPolicy {
 		{Protocol: &udp, Port: ptr(intstr.FromInt32(layout.DNSPort))},
 		{Protocol: &tcp, Port: ptr(intstr.FromInt32(layout.DNSPort))},
 	}
+	// The DoT and DoH ports (spec.tls) admit the same peers: the
+	// secondaries transfer over the DoT port.
+	for _, p := range tlsContainerPorts(c) {
+		dns = append(dns, networkingv1.NetworkPolicyPort{Protocol: &tcp, Port: ptr(intstr.FromInt32(p.ContainerPort))})
+	}
 	rules := []networkingv1.NetworkPolicyIngressRule{
 		{Ports: dns, From: copyPeers(np.DNSFrom)},
 		{Ports: dns, From: replicationPeers(c)},

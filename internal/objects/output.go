@@ -47,6 +47,8 @@ func IsOutput(apiVersion, kind, name string, labels map[string]string) bool {
 		case ComponentServe:
 			return name == layout.ServeServiceName(inst)
 		}
+	case CertManagerAPIVersion + " Certificate":
+		return comp == ComponentTLS && name == layout.CertificateName(inst)
 	case "v1 ConfigMap":
 		switch comp {
 		case ComponentConfig:

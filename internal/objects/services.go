@@ -24,11 +24,11 @@ func PodName(c *model.Cluster, i int) string {
 	return c.Name + "-" + strconv.Itoa(i)
 }
 
-func dnsServicePorts() []corev1.ServicePort {
-	return []corev1.ServicePort{
+func dnsServicePorts(c *model.Cluster) []corev1.ServicePort {
+	return append([]corev1.ServicePort{
 		{Name: PortDNS, Protocol: corev1.ProtocolUDP, Port: layout.DNSPort, TargetPort: intstr.FromString(PortDNS)},
 		{Name: PortDNSTCP, Protocol: corev1.ProtocolTCP, Port: layout.DNSPort, TargetPort: intstr.FromString(PortDNSTCP)},
-	}
+	}, tlsServicePorts(c)...)
 }
 
 // ipFamilyPolicy is PreferDualStack with spec.ipv6, else unset (the
@@ -46,7 +46,7 @@ func ipFamilyPolicy(c *model.Cluster) *corev1.IPFamilyPolicy {
 // ready, or a secondary could never find the primary it must transfer from.
 // It also carries the metrics port, for a ServiceMonitor/PodMonitor.
 func HeadlessService(c *model.Cluster) *corev1.Service {
-	ports := append(dnsServicePorts(), corev1.ServicePort{
+	ports := append(dnsServicePorts(c), corev1.ServicePort{
 		Name: PortMetrics, Protocol: corev1.ProtocolTCP, Port: c.MetricsPort(), TargetPort: intstr.FromString(PortMetrics),
 	})
 	return &corev1.Service{
@@ -120,7 +120,7 @@ func service(c *model.Cluster, name, component string, s *v1alpha1.ClusterServic
 			PublishNotReadyAddresses: publishNotReady,
 			IPFamilyPolicy:           ipFamilyPolicy(c),
 			ExternalTrafficPolicy:    ExternalTrafficPolicy(c, s),
-			Ports:                    dnsServicePorts(),
+			Ports:                    dnsServicePorts(c),
 		},
 	}
 	if typ == corev1.ServiceTypeLoadBalancer {

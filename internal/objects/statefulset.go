@@ -291,11 +291,11 @@ func named(c *model.Cluster, p PodPlan, mounts []corev1.VolumeMount) corev1.Cont
 			{Name: "HOSTNAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
 			{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
 		},
-		Ports: []corev1.ContainerPort{
+		Ports: append([]corev1.ContainerPort{
 			{Name: PortDNS, ContainerPort: layout.DNSPort, Protocol: corev1.ProtocolUDP},
 			{Name: PortDNSTCP, ContainerPort: layout.DNSPort, Protocol: corev1.ProtocolTCP},
 			{Name: PortMetrics, ContainerPort: c.MetricsPort(), Protocol: corev1.ProtocolTCP},
-		},
+		}, tlsContainerPorts(c)...),
 		// spec.resources over the model's defaults: the memory request
 		// follows the zones' records and the recursive views
 		// (docs/resources.md).
@@ -390,6 +390,9 @@ func podVolumes(c *model.Cluster, p PodPlan) ([]corev1.Volume, []corev1.VolumeMo
 		add(secret(KeyVolumeName(name), name), path.Join(layout.KeysDir, name), true)
 	}
 	add(dnssecVolume(c), layout.DNSSECDir, true)
+	if v, ok := tlsVolume(c); ok {
+		add(v, layout.TLSDir, true)
+	}
 	// The runtime directory holds small generated includes and the pid file.
 	add(corev1.Volume{Name: VolumeRun, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
 		Medium: corev1.StorageMediumMemory, SizeLimit: ptr(resource.MustParse("16Mi")),

@@ -56,6 +56,7 @@ func agentConfig(c *model.Cluster, shards int) layout.AgentConfigDoc {
 		})
 	}
 	topologyAgentConfig(c, &doc)
+	tlsAgentConfig(c, &doc)
 	doc.DataDirs = []string{primaryDir, secondaryDir}
 	for _, v := range c.Views {
 		if catalogOf(c, v) != "" {

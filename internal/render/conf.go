@@ -104,6 +104,7 @@ func namedConf(c *model.Cluster, role Role, plan *confPlan) ([]byte, diag.Result
 			nc.Kw("allow"), nc.L(nc.S(nc.Kw("127.0.0.1")))),
 	))
 	f.Add(b.logging())
+	f.Add(b.tlsBlocks()...)
 	for _, a := range c.ACLs {
 		f.Add(nc.B([]nc.Word{nc.Kw("acl"), nc.Str(a.Name)}, a.List.Stmts()...))
 	}
@@ -191,6 +192,7 @@ func (b *confBuilder) options() nc.Stmt {
 	} else {
 		o = append(o, nc.S(nc.Kw("listen-on-v6"), nc.L(nc.S(nc.Kw("none")))))
 	}
+	o = append(o, b.tlsListeners()...)
 	o = append(o,
 		nc.S(nc.Kw("version"), nc.Str("not disclosed")),
 		nc.S(nc.Kw("querylog"), yesNo(sp.QueryLogging)),

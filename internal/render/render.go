@@ -131,6 +131,7 @@ func renderCluster(c *model.Cluster, prev *prior.Previous, zones *zonefile.Cache
 		out.add("networkpolicy", np.Name, np)
 	}
 	rs = append(rs, monitoringObjects(c, out)...)
+	tlsObjects(c, out)
 	return out.objs, rs
 }
 

@@ -185,7 +185,7 @@ func LayPod(t testing.TB, root string, c *Cluster) {
 	// to 192.0.2.(10+10i+j).
 	var lists []serversconf.List
 	for i, l := range agentDoc.ServerLists {
-		sl := serversconf.List{Name: l.Name, Key: l.Key, Port: l.Port, ACLOnly: l.ACLOnly}
+		sl := serversconf.List{Name: l.Name, Key: l.Key, Port: l.Port, ACLOnly: l.ACLOnly, TLS: l.TLS}
 		for j := range l.Hosts {
 			sl.IPs = append(sl.IPs, net.IPv4(192, 0, 2, byte(10+i*10+j)))
 		}

@@ -23,6 +23,8 @@ type List struct {
 	IPs  []net.IP
 	// ACLOnly: only in layout.PeersACL, no primaries list.
 	ACLOnly bool
+	// TLS names the tls block every entry is reached with ("": plain).
+	TLS string
 }
 
 // Write renders the server lists include through the typed
@@ -63,7 +65,7 @@ func Write(lists []List) (string, error) {
 			if !ok {
 				continue
 			}
-			entries = append(entries, namedconf.ServerEntry{Addr: a.Unmap(), Port: l.Port, Key: l.Key}.Stmt())
+			entries = append(entries, namedconf.ServerEntry{Addr: a.Unmap(), Port: l.Port, Key: l.Key, TLS: l.TLS}.Stmt())
 		}
 		f.Add(namedconf.B([]namedconf.Word{namedconf.Kw("primaries"), namedconf.Str(l.Name)}, entries...))
 	}
