@@ -128,6 +128,9 @@ func TestCertManagerIssues(t *testing.T) {
 	}
 	env.mapper.Reset()
 	dir := filepath.Join(env.dir, "cert-manager")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cm, err := controlplane.StartProcessEnv(dir, "cert-manager", []string{"KUBECONFIG=" + env.cp.Kubeconfig}, bin,
 		"--kubeconfig="+env.cp.Kubeconfig, "--namespace="+ns, "--cluster-resource-namespace="+ns,
 		"--leader-elect=false", "--metrics-listen-address=127.0.0.1:19402", "--enable-certificate-owner-ref")

@@ -45,10 +45,10 @@ func TestScaleApply(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	gen := filepath.Join(dir, "bind-fn-gen")
-	build := exec.Command("go", "build", "-o", gen, "./cmd/bind-fn-gen")
+	build := exec.Command("go", "build", "-o", gen, "./hack/bind-fn-gen")
 	build.Dir = env.root
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/bind-fn-gen: %v\n%s", err, out)
+		t.Fatalf("go build ./hack/bind-fn-gen: %v\n%s", err, out)
 	}
 	in := filepath.Join(dir, "rl.yaml")
 	runTo(t, "", in, gen, "-zones", strconv.Itoa(zones), "-records", strconv.Itoa(10*zones), "-seed", "1", "-views", "2", "-dynamic", "10", "-namespace", "scale")
