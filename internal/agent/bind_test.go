@@ -469,6 +469,11 @@ func TestRealNamedDynamicZoneFromSplitFile(t *testing.T) {
 	waitFor(t, bindtools.Hang, "the changed part served, by UPDATE", func() bool {
 		return cmp.Equal(answers(l.addr(), "www.dyn.test", dns.TypeA), []string{"192.0.2.2"})
 	})
+	// named serves the UPDATE before the agent's pass returns and counts it.
+	waitFor(t, bindtools.Hang, "the pass that sent the UPDATE to end", func() bool {
+		c := a.State().Snapshot().LastConvergence
+		return c != nil && c.Updated > 0
+	})
 	if got := value(m.UpdatedRRsets.WithLabelValues(opReplace)); got != 1 {
 		t.Errorf("update_rrsets_total{op=replace} = %v, want 1", got)
 	}
