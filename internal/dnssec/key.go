@@ -290,18 +290,24 @@ func (k *Key) StateFile() []byte {
 	if ksk {
 		fmt.Fprintf(&b, "DSChange: %s\n", t)
 	}
-	b.WriteString("DNSKEYState: omnipresent\n")
+	writeStates(&b, ksk, zsk, "omnipresent")
+	return b.Bytes()
+}
+
+// writeStates writes a .state file's record states, every one at state:
+// DNSKEY, KRRSIG for a KSK, ZRRSIG for a ZSK, DS for a KSK, and the goal.
+func writeStates(b *bytes.Buffer, ksk, zsk bool, state string) {
+	fmt.Fprintf(b, "DNSKEYState: %s\n", state)
 	if ksk {
-		b.WriteString("KRRSIGState: omnipresent\n")
+		fmt.Fprintf(b, "KRRSIGState: %s\n", state)
 	}
 	if zsk {
-		b.WriteString("ZRRSIGState: omnipresent\n")
+		fmt.Fprintf(b, "ZRRSIGState: %s\n", state)
 	}
 	if ksk {
-		b.WriteString("DSState: omnipresent\n")
+		fmt.Fprintf(b, "DSState: %s\n", state)
 	}
-	b.WriteString("GoalState: omnipresent\n")
-	return b.Bytes()
+	fmt.Fprintf(b, "GoalState: %s\n", state)
 }
 
 func yesNo(b bool) string {

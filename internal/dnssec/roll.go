@@ -72,17 +72,7 @@ func (k *Key) SuccessorStateFile() []byte {
 	fmt.Fprintf(&b, "Algorithm: %d\nLength: %d\nLifetime: %d\n", k.DNSKEY.Algorithm, k.Bits(), k.Lifetime)
 	fmt.Fprintf(&b, "KSK: %s\nZSK: %s\n", yesNo(ksk), yesNo(zsk))
 	fmt.Fprintf(&b, "Generated: %s\n", stamp(Epoch))
-	b.WriteString("DNSKEYState: hidden\n")
-	if ksk {
-		b.WriteString("KRRSIGState: hidden\n")
-	}
-	if zsk {
-		b.WriteString("ZRRSIGState: hidden\n")
-	}
-	if ksk {
-		b.WriteString("DSState: hidden\n")
-	}
-	b.WriteString("GoalState: hidden\n")
+	writeStates(&b, ksk, zsk, "hidden")
 	return b.Bytes()
 }
 
